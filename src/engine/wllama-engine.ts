@@ -1,0 +1,333 @@
+import { Wllama, WllamaAbortError } from '@wllama/wllama/esm/index.js';
+import { LmtabError, toLmtabError } from '../errors/index.js';
+import type { ModelRecord, ModelStore } from '../store/index.js';
+import { probeCapabilities, type Capabilities } from './capability-probe.js';
+import type {
+  ChatMessage,
+  Engine,
+  EngineInfo,
+  FinishReason,
+  GenerateEvent,
+  GenerateOptions,
+  GenerateRequest,
+  LoadedModel,
+  LoadOptions,
+  SamplingOptions,
+} from './engine.js';
+import { prepareImage } from './image-input.js';
+import { LogRing } from './log-ring.js';
+
+/** Options of {@link createWllamaEngine}. */
+export interface WllamaEngineOptions {
+  /** Where models are read from. */
+  store: Pick<ModelStore, 'get' | 'open' | 'touch'>;
+  /** URL of wllama's `wllama.wasm`. */
+  wasmUrl: string;
+  /** Layers to offload to WebGPU; default all of them when an adapter exists. 0 = CPU only. */
+  gpuLayers?: number;
+  /** WebAssembly threads; default every core the page may use (1 without cross-origin isolation). */
+  threads?: number;
+  /** Context length in tokens shared by all slots; default 4096. */
+  contextLength?: number;
+  /** Parallel slots, i.e. requests decoded together in one batch; default 4. */
+  parallel?: number;
+  /** Milliseconds an idle model stays loaded; default 5 minutes. */
+  keepAliveMs?: number;
+  /** Clock in epoch milliseconds; default `Date.now`. */
+  clock?: () => number;
+  /** Capability probe; default {@link probeCapabilities}. */
+  probe?: () => Promise<Capabilities>;
+}
+
+interface Resident {
+  model: string;
+  wllama: Wllama;
+  sizeBytes: number;
+  contextLength: number;
+  info: EngineInfo;
+  active: number;
+  expiresAt: number;
+  idle: Array<() => void>;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** What llama.cpp's chunks carry that lmtab reads (wllama's types lag the server's JSON). */
+interface WllamaChunk {
+  choices?: Array<{
+    delta?: { content?: string | null };
+    text?: string;
+    finish_reason?: string | null;
+  }>;
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  timings?: { prompt_n: number; prompt_ms: number; predicted_n: number; predicted_ms: number };
+}
+
+/** llama-server's sampling fields, as wllama forwards them. */
+function samplingParams(sampling: SamplingOptions): Record<string, unknown> {
+  const params: Record<string, unknown> = {
+    temperature: sampling.temperature,
+    top_p: sampling.topP,
+    top_k: sampling.topK,
+    min_p: sampling.minP,
+    repeat_penalty: sampling.repeatPenalty,
+    frequency_penalty: sampling.frequencyPenalty,
+    presence_penalty: sampling.presencePenalty,
+    seed: sampling.seed,
+    stop: sampling.stop,
+    max_tokens: sampling.maxTokens,
+    ignore_eos: sampling.ignoreEos,
+    // Reuse the KV cache of the longest matching prefix: later chat turns skip re-processing.
+    cache_prompt: true,
+  };
+  for (const key of Object.keys(params)) if (params[key] === undefined) delete params[key];
+  return params;
+}
+
+async function wllamaMessages(messages: ChatMessage[]) {
+  let imageIndex = 0;
+  return Promise.all(
+    messages.map(async (message) => {
+      const onlyText = message.content.every((p) => p.type === 'text');
+      if (onlyText) {
+        return { role: message.role, content: message.content.map((p) => (p.type === 'text' ? p.text : '')).join('') };
+      }
+      const content = await Promise.all(
+        message.content.map(async (part) =>
+          part.type === 'text'
+            ? { type: 'text' as const, text: part.text }
+            : { type: 'image' as const, data: await prepareImage(part, imageIndex++) },
+        ),
+      );
+      return { role: message.role, content };
+    }),
+  );
+}
+
+/** Reads "offloaded 5/5 layers to GPU" from llama.cpp's load log. */
+function offloadedLayers(log: string[]): number | undefined {
+  for (const line of log) {
+    const match = /offloaded (\d+)\/(\d+) layers to GPU/.exec(line);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/**
+ * The wllama backend: llama.cpp's server loop compiled to WebAssembly, on WebGPU when an adapter
+ * exists and on CPU threads otherwise. One model is resident at a time; requests for it share its
+ * parallel slots, and a request for another model waits for the resident one to drain.
+ */
+export function createWllamaEngine(options: WllamaEngineOptions): Engine {
+  const clock = options.clock ?? Date.now;
+  const probe = options.probe ?? probeCapabilities;
+  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
+  const parallel = options.parallel ?? 4;
+  let capabilities: Promise<Capabilities> | undefined;
+  let resident: Resident | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const capabilitiesOnce = () => (capabilities ??= probe());
+
+  /** Runs model swaps one at a time, in arrival order. */
+  function serialized<T>(task: () => Promise<T>): Promise<T> {
+    const result = queue.then(task, task);
+    queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async function plannedInfo(): Promise<EngineInfo> {
+    const caps = await capabilitiesOnce();
+    const threads = Math.max(1, options.threads ?? caps.cores);
+    const wantsGpu = options.gpuLayers !== 0 && !!caps.adapter;
+    return {
+      engine: 'wllama',
+      backend: wantsGpu ? 'webgpu' : 'wasm',
+      adapter: wantsGpu ? caps.adapter : undefined,
+      threads: caps.crossOriginIsolated ? threads : 1,
+      gpuLayers: wantsGpu ? (options.gpuLayers ?? 999) : 0,
+      crossOriginIsolated: caps.crossOriginIsolated,
+      fallbackReason:
+        options.gpuLayers === 0 ? 'GPU layers set to 0 (CPU only)' : caps.noAdapterReason,
+    };
+  }
+
+  async function start(record: ModelRecord, info: EngineInfo, contextLength: number) {
+    const blobs = await options.store.open(record.id);
+    const log = new LogRing(200);
+    const wllama = new Wllama(
+      { default: options.wasmUrl },
+      { logger: log.logger(), allowOffline: true },
+    );
+    try {
+      await wllama.loadModel(blobs.projector ? [...blobs.model, blobs.projector] : blobs.model, {
+        n_ctx: contextLength,
+        n_parallel: parallel,
+        n_threads: info.threads,
+        n_gpu_layers: info.gpuLayers,
+      });
+    } catch (error) {
+      await wllama.exit().catch(() => undefined);
+      throw new LmtabError(
+        'engine_failure',
+        `Loading ${record.id} on ${info.backend} failed: ${error instanceof Error ? error.message : String(error)}. Last engine log: ${log.tail(3)}`,
+        { cause: error },
+      );
+    }
+    const gpuLayers = info.backend === 'webgpu' ? (offloadedLayers(log.lines()) ?? info.gpuLayers) : 0;
+    return { wllama, info: { ...info, gpuLayers } };
+  }
+
+  async function loadRecord(record: ModelRecord, contextLength: number): Promise<Resident> {
+    const planned = await plannedInfo();
+    let started;
+    try {
+      started = await start(record, planned, contextLength);
+    } catch (error) {
+      if (planned.backend !== 'webgpu') throw error;
+      // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
+      const reason = error instanceof Error ? error.message : String(error);
+      started = await start(record, { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason }, contextLength);
+    }
+    await options.store.touch(record.id);
+    return {
+      model: record.id,
+      wllama: started.wllama,
+      info: started.info,
+      sizeBytes: record.sizeBytes,
+      contextLength,
+      active: 0,
+      expiresAt: clock() + keepAliveMs,
+      idle: [],
+    };
+  }
+
+  async function unloadResident(): Promise<void> {
+    const current = resident;
+    if (!current) return;
+    if (current.active > 0) await new Promise<void>((resolve) => current.idle.push(resolve));
+    if (resident !== current) return;
+    clearTimeout(current.timer);
+    resident = undefined;
+    await current.wllama.exit();
+  }
+
+  /** Makes `model` resident (swapping out another) and takes a slot on it. */
+  function acquire(model: string, contextLength: number | undefined, signal?: AbortSignal) {
+    return serialized(async () => {
+      signal?.throwIfAborted();
+      const record = await options.store.get(model);
+      if (!record) {
+        throw new LmtabError('model_not_found', `Model "${model}" is not in the store.`, { param: 'model' });
+      }
+      const wanted = contextLength ?? options.contextLength ?? 4096;
+      let loadMs = 0;
+      const fits = resident?.model === model && (contextLength === undefined || resident.contextLength >= wanted);
+      if (!fits) {
+        await unloadResident();
+        const started = clock();
+        resident = await loadRecord(record, wanted);
+        loadMs = clock() - started;
+      }
+      const current = resident!;
+      clearTimeout(current.timer);
+      current.active += 1;
+      return { current, loadMs };
+    });
+  }
+
+  function release(current: Resident): void {
+    current.active -= 1;
+    if (current.active > 0) return;
+    for (const resolve of current.idle.splice(0)) resolve();
+    current.expiresAt = clock() + keepAliveMs;
+    clearTimeout(current.timer);
+    current.timer = setTimeout(() => {
+      if (resident === current && current.active === 0) void serialized(unloadResident);
+    }, keepAliveMs);
+  }
+
+  async function* generate(
+    request: GenerateRequest,
+    generateOptions: GenerateOptions = {},
+  ): AsyncGenerator<GenerateEvent> {
+    const { signal } = generateOptions;
+    const started = clock();
+    const { current, loadMs } = await acquire(request.model, request.contextLength, signal);
+    try {
+      signal?.throwIfAborted();
+      const params = { ...samplingParams(request.sampling), stream: true as const, abortSignal: signal };
+      const input = request.input;
+      const stream = (
+        input.kind === 'chat'
+          ? await current.wllama.createChatCompletion({
+              ...params,
+              messages: (await wllamaMessages(input.messages)) as never,
+            })
+          : await current.wllama.createCompletion({ ...params, prompt: input.prompt })
+      ) as AsyncIterable<WllamaChunk>;
+      let finishReason: FinishReason = 'stop';
+      let last: WllamaChunk = {};
+      let tokens = 0;
+      for await (const chunk of stream) {
+        const choice = chunk.choices?.[0];
+        const text = choice?.delta?.content ?? choice?.text ?? '';
+        if (text) {
+          tokens += 1;
+          yield { type: 'token', text };
+        }
+        if (choice?.finish_reason === 'length') finishReason = 'length';
+        if (chunk.timings || chunk.usage) last = { ...last, ...chunk };
+      }
+      signal?.throwIfAborted();
+      const timings = last.timings;
+      yield {
+        type: 'done',
+        finishReason,
+        usage: {
+          promptTokens: last.usage?.prompt_tokens ?? timings?.prompt_n ?? 0,
+          completionTokens: last.usage?.completion_tokens ?? timings?.predicted_n ?? tokens,
+        },
+        timings: {
+          loadMs,
+          promptMs: timings?.prompt_ms ?? 0,
+          decodeMs: timings?.predicted_ms ?? 0,
+          totalMs: clock() - started,
+        },
+      };
+    } catch (error) {
+      if (error instanceof WllamaAbortError || signal?.aborted) {
+        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
+      }
+      throw toLmtabError(error);
+    } finally {
+      release(current);
+    }
+  }
+
+  return {
+    generate,
+    async load(model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> {
+      const { current } = await acquire(model, loadOptions.contextLength, loadOptions.signal);
+      release(current);
+      return describe(current);
+    },
+    unload: (model?: string) =>
+      serialized(async () => {
+        if (!model || resident?.model === model) await unloadResident();
+      }),
+    loaded: () => (resident ? [describe(resident)] : []),
+    info: async () => resident?.info ?? plannedInfo(),
+    supportsImages: (record) => !!record.projector,
+  };
+
+  function describe(current: Resident): LoadedModel {
+    return {
+      model: current.model,
+      sizeBytes: current.sizeBytes,
+      contextLength: current.contextLength,
+      parallel,
+      info: current.info,
+      expiresAt: current.expiresAt,
+    };
+  }
+}

@@ -1,0 +1,2 @@
+export { LmtabError, toLmtabError } from './lmtab-error.js';
+export type { LmtabErrorCode, LmtabErrorOptions } from './lmtab-error.js';

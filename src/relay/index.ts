@@ -1,0 +1,3 @@
+export { createRelay } from './create-relay.js';
+export type { Relay, RelayOptions } from './create-relay.js';
+export { isolationHeaders } from './static-files.js';

@@ -1,0 +1,267 @@
+import { createStore, del, delMany, get, getMany, set, values, type UseStore } from 'idb-keyval';
+import { LmtabError } from '../errors/index.js';
+import { readGgufSummary } from './gguf-header.js';
+import type { ModelCustomization, ModelRecord, StoredFile } from './model-record.js';
+import { isComplete } from './model-record.js';
+import { Sha256 } from './sha256.js';
+import type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
+import { ensureSpace } from './storage-space.js';
+
+/** Options of {@link createIdbModelStore}. */
+export interface IdbModelStoreOptions {
+  /** IndexedDB database name prefix; default `lmtab`. Tests use their own to stay apart. */
+  name?: string;
+  /** Bytes per stored chunk; default 16 MiB (a cut download resumes from the last whole chunk). */
+  chunkSize?: number;
+  /** Clock for timestamps; default `Date.now`. */
+  clock?: () => number;
+}
+
+/** Derives a model name from a file name: `LFM2-350M-Q4_K_M.gguf` -> `lfm2-350m-q4_k_m`. */
+export function modelIdFromFileName(fileName: string): string {
+  return fileName
+    .replace(/\.gguf$/i, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9._:/-]+/g, '-');
+}
+
+/**
+ * The model store in IndexedDB: one database of records, one of file chunks. Chunks are Blobs, so
+ * opening a model for the engine reads nothing into memory: the Blobs are disk-backed.
+ */
+export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelStore & ChunkWriter {
+  const name = options.name ?? 'lmtab';
+  const chunkSize = options.chunkSize ?? 16 * 1024 * 1024;
+  const clock = options.clock ?? Date.now;
+  const records: UseStore = createStore(`${name}-models`, 'records');
+  const chunks: UseStore = createStore(`${name}-chunks`, 'chunks');
+
+  const chunkKey = (fileId: string, index: number) => `${fileId}:${index}`;
+
+  async function list(): Promise<ModelRecord[]> {
+    const all = (await values<ModelRecord>(records)).filter(isComplete);
+    return all.sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  async function getRecord(id: string): Promise<ModelRecord | undefined> {
+    return get<ModelRecord>(id, records);
+  }
+
+  async function requireRecord(id: string): Promise<ModelRecord> {
+    const record = await getRecord(id);
+    if (!record) {
+      throw new LmtabError('model_not_found', `Model "${id}" is not in the store.`, { param: 'model' });
+    }
+    return record;
+  }
+
+  async function readBlob(file: StoredFile): Promise<Blob> {
+    const keys = Array.from({ length: file.chunks }, (_, i) => chunkKey(file.fileId, i));
+    const parts = await getMany<Blob>(keys, chunks);
+    const missing = parts.findIndex((p) => !p);
+    if (missing >= 0) {
+      throw new LmtabError(
+        'engine_failure',
+        `Chunk ${missing} of ${file.name} is missing from the store; delete and re-import the model.`,
+      );
+    }
+    return new Blob(parts as Blob[]);
+  }
+
+  async function writeChunk(file: StoredFile, index: number, data: Blob): Promise<void> {
+    try {
+      await set(chunkKey(file.fileId, index), data, chunks);
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'QuotaExceededError') {
+        throw new LmtabError('quota_exceeded', `Storage is full while writing ${file.name}.`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async function deleteChunks(file: StoredFile): Promise<void> {
+    const keys = Array.from({ length: file.chunks }, (_, i) => chunkKey(file.fileId, i));
+    if (keys.length > 0) await delMany(keys, chunks);
+  }
+
+  /** Writes a local file into chunks, hashing as it goes. */
+  async function* storeFile(source: Blob, fileName: string, signal?: AbortSignal) {
+    const file: StoredFile = {
+      fileId: crypto.randomUUID(),
+      name: fileName,
+      size: source.size,
+      chunkSize,
+      chunks: 0,
+      complete: false,
+    };
+    const hash = new Sha256();
+    try {
+      for (let offset = 0; offset < source.size; offset += chunkSize) {
+        signal?.throwIfAborted();
+        const part = source.slice(offset, offset + chunkSize);
+        hash.update(new Uint8Array(await part.arrayBuffer()));
+        await writeChunk(file, file.chunks, part);
+        file.chunks += 1;
+        yield { type: 'progress', file: fileName, bytes: Math.min(offset + chunkSize, source.size), total: source.size } as const;
+      }
+    } catch (error) {
+      await deleteChunks(file);
+      throw error;
+    }
+    file.sha256 = hash.digestHex();
+    file.complete = true;
+    return file;
+  }
+
+  async function* importFiles(
+    file: File,
+    importOptions: ImportOptions = {},
+  ): AsyncGenerator<StoreProgress> {
+    const { signal, projector } = importOptions;
+    const gguf = await readGgufSummary(file);
+    if (gguf.fileKind === 'mmproj') {
+      throw new LmtabError(
+        'invalid_request',
+        `${file.name} is a vision projector (mmproj), not a model: import the model file and attach this one as its projector.`,
+      );
+    }
+    const projectorSummary = projector ? await readGgufSummary(projector) : undefined;
+    if (projector && projectorSummary?.fileKind !== 'mmproj') {
+      throw new LmtabError(
+        'invalid_request',
+        `${projector.name} is not a vision projector: expected a GGUF with general.type "mmproj" or architecture "clip", got architecture "${projectorSummary?.architecture}".`,
+      );
+    }
+    await ensureSpace(file.size + (projector?.size ?? 0));
+    const id = importOptions.id ?? modelIdFromFileName(file.name);
+    const stored = yield* storeFile(file, file.name, signal);
+    let storedProjector: StoredFile | undefined;
+    try {
+      if (projector) storedProjector = yield* storeFile(projector, projector.name, signal);
+    } catch (error) {
+      await deleteChunks(stored);
+      throw error;
+    }
+    const previous = await getRecord(id);
+    const record: ModelRecord = {
+      id,
+      source: { kind: 'import', fileName: file.name },
+      files: [stored],
+      projector: storedProjector,
+      gguf,
+      sizeBytes: stored.size + (storedProjector?.size ?? 0),
+      digest: stored.sha256,
+      createdAt: clock(),
+    };
+    await set(id, record, records);
+    if (previous) await dropUnusedFiles(previous);
+    yield { type: 'done', record };
+  }
+
+  async function attachProjector(
+    id: string,
+    projector: File,
+    attachOptions: { signal?: AbortSignal } = {},
+  ): Promise<ModelRecord> {
+    const record = await requireRecord(id);
+    const summary = await readGgufSummary(projector);
+    if (summary.fileKind !== 'mmproj') {
+      throw new LmtabError(
+        'invalid_request',
+        `${projector.name} is not a vision projector: expected a GGUF with general.type "mmproj", got architecture "${summary.architecture}".`,
+      );
+    }
+    await ensureSpace(projector.size);
+    let stored: StoredFile | undefined;
+    for (let step = storeFile(projector, projector.name, attachOptions.signal); ; ) {
+      const next = await step.next();
+      if (next.done) {
+        stored = next.value;
+        break;
+      }
+    }
+    const previous = record.projector;
+    const updated: ModelRecord = {
+      ...record,
+      projector: stored,
+      sizeBytes: record.sizeBytes - (previous?.size ?? 0) + stored.size,
+    };
+    await set(id, updated, records);
+    if (previous) await dropUnusedFiles({ ...record, files: [], projector: previous });
+    return updated;
+  }
+
+  async function createCustom(id: string, customization: ModelCustomization): Promise<ModelRecord> {
+    const base = await requireRecord(customization.from);
+    const record: ModelRecord = { ...base, id, createdAt: clock(), customization };
+    await set(id, record, records);
+    return record;
+  }
+
+  async function copy(source: string, destination: string): Promise<ModelRecord> {
+    const base = await requireRecord(source);
+    const record: ModelRecord = { ...base, id: destination, createdAt: clock() };
+    await set(destination, record, records);
+    return record;
+  }
+
+  /** Deletes the chunks of a record's files that no remaining record uses (copies share files). */
+  async function dropUnusedFiles(record: ModelRecord): Promise<void> {
+    const inUse = new Set<string>();
+    for (const other of await values<ModelRecord>(records)) {
+      for (const f of [...other.files, ...(other.projector ? [other.projector] : [])]) inUse.add(f.fileId);
+    }
+    for (const f of [...record.files, ...(record.projector ? [record.projector] : [])]) {
+      if (!inUse.has(f.fileId)) await deleteChunks(f);
+    }
+  }
+
+  async function remove(id: string): Promise<boolean> {
+    const record = await getRecord(id);
+    if (!record) return false;
+    await del(id, records);
+    await dropUnusedFiles(record);
+    return true;
+  }
+
+  async function open(id: string): Promise<ModelBlobs> {
+    const record = await requireRecord(id);
+    if (!isComplete(record)) {
+      throw new LmtabError('model_not_found', `Model "${id}" is still downloading.`, { param: 'model' });
+    }
+    return {
+      model: await Promise.all(record.files.map(readBlob)),
+      projector: record.projector ? await readBlob(record.projector) : undefined,
+    };
+  }
+
+  async function touch(id: string): Promise<void> {
+    const record = await getRecord(id);
+    if (record) await set(id, { ...record, lastUsedAt: clock() }, records);
+  }
+
+  return {
+    list,
+    get: getRecord,
+    importFiles,
+    attachProjector,
+    createCustom,
+    copy,
+    delete: remove,
+    open,
+    touch,
+    writeChunk,
+    putRecord: (record) => set(record.id, record, records),
+  };
+}
+
+/** Low-level access for downloads, which write chunks as they arrive and resume from the last one. */
+export interface ChunkWriter {
+  /** Stores chunk `index` of a file. */
+  writeChunk(file: StoredFile, index: number, data: Blob): Promise<void>;
+  /** Saves a record (also a partial one, while downloading). */
+  putRecord(record: ModelRecord): Promise<void>;
+}

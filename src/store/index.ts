@@ -1,0 +1,14 @@
+export { isComplete } from './model-record.js';
+export type {
+  GgufSummary,
+  ModelCustomization,
+  ModelRecord,
+  ModelSource,
+  StoredFile,
+} from './model-record.js';
+export type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
+export { createIdbModelStore, modelIdFromFileName } from './idb-model-store.js';
+export type { ChunkWriter, IdbModelStoreOptions } from './idb-model-store.js';
+export { readGgufSummary } from './gguf-header.js';
+export { Sha256 } from './sha256.js';
+export { ensureSpace, formatBytes } from './storage-space.js';

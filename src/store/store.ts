@@ -1,0 +1,52 @@
+import type { ModelCustomization, ModelRecord } from './model-record.js';
+
+/** Progress of a long store operation (import, download), yielded as it goes. */
+export type StoreProgress =
+  | {
+      type: 'progress';
+      /** File being written. */
+      file: string;
+      /** Bytes stored so far of this file. */
+      bytes: number;
+      /** Total bytes of this file. */
+      total: number;
+    }
+  | { type: 'done'; record: ModelRecord };
+
+/** Options of {@link ModelStore.importFiles}. */
+export interface ImportOptions {
+  /** Name to store the model under; default: the file name without `.gguf`, lower-cased. */
+  id?: string;
+  /** A vision projector (mmproj GGUF) stored with the model. */
+  projector?: File;
+  signal?: AbortSignal;
+}
+
+/** The model files of a stored model, ready for an engine. */
+export interface ModelBlobs {
+  /** The model file(s), split parts in order. */
+  model: Blob[];
+  projector?: Blob;
+}
+
+/** The model store (IndexedDB in the browser). */
+export interface ModelStore {
+  /** Every model, newest first. */
+  list(): Promise<ModelRecord[]>;
+  /** One model by id, or undefined. */
+  get(id: string): Promise<ModelRecord | undefined>;
+  /** Imports a local GGUF file (and optional projector). */
+  importFiles(file: File, options?: ImportOptions): AsyncIterable<StoreProgress>;
+  /** Adds or replaces the vision projector of a stored model. */
+  attachProjector(id: string, projector: File, options?: { signal?: AbortSignal }): Promise<ModelRecord>;
+  /** Stores a custom model made from another one (Modelfile); it shares the base model's files. */
+  createCustom(id: string, customization: ModelCustomization): Promise<ModelRecord>;
+  /** Copies a model under a new name, sharing its files. */
+  copy(source: string, destination: string): Promise<ModelRecord>;
+  /** Deletes a model and every chunk no other record uses; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** The stored files of a complete model. */
+  open(id: string): Promise<ModelBlobs>;
+  /** Records that a model was just used. */
+  touch(id: string): Promise<void>;
+}

@@ -1,0 +1,18 @@
+import type { EngineSettings } from '../engine/index.js';
+
+const key = 'lmtab.engine-settings';
+
+/** Reads the person's load settings (GPU layers, context length, threads) from localStorage. */
+export function loadEngineSettings(): EngineSettings {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(key) ?? '{}') as EngineSettings;
+    return typeof parsed === 'object' && parsed !== null ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Saves load settings; they apply when the engine next starts (a reload). */
+export function saveEngineSettings(settings: EngineSettings): void {
+  localStorage.setItem(key, JSON.stringify(settings));
+}

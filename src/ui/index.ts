@@ -1,0 +1,5 @@
+export { LmtabApp } from './lmtab-app.js';
+export { LmtabChatView } from './lmtab-chat-view.js';
+export { LmtabModelImport } from './lmtab-model-import.js';
+export { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
+export { readSse } from './read-sse.js';

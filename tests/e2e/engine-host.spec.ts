@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { importModel, openApp } from './support/app.js';
+
+const chat = (page: import('@playwright/test').Page, model: string) =>
+  page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
+    });
+    return { status: response.status, body: await response.json() };
+  }, model);
+
+test('one tab holds the engine, others are served through it, and another takes over when it closes', async ({
+  context,
+}) => {
+  const first = await context.newPage();
+  await openApp(first);
+  const model = await importModel(first, 'tiny-lfm2.gguf');
+  await expect(first.locator('lmtab-app')).toHaveAttribute('data-engine-host', '');
+
+  const second = await context.newPage();
+  await openApp(second);
+  await expect(second.locator('lmtab-app')).not.toHaveAttribute('data-engine-host', '');
+  const served = await chat(second, model);
+  expect(served.status).toBe(200);
+  expect(served.body.choices[0].message.content.length).toBeGreaterThan(0);
+
+  await first.close();
+  await expect(second.locator('lmtab-app')).toHaveAttribute('data-engine-host', '');
+  const afterTakeover = await chat(second, model);
+  expect(afterTakeover.status).toBe(200);
+  expect(afterTakeover.body.choices[0].message.content.length).toBeGreaterThan(0);
+});
+
+test('the first visit is served without a reload, and the chat page streams an answer', async ({ page }) => {
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm2.gguf');
+  await expect(page.getByLabel('Model')).toHaveValue(model);
+  await page.getByLabel('Message').fill('Hello, model');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const answer = page.locator('[data-role="assistant"]').first();
+  await expect(answer.locator('.stats')).toContainText('tok/s');
+  expect((await answer.innerText()).length).toBeGreaterThan(10);
+  await expect(page.getByTestId('engine-info')).toContainText('wllama on WebAssembly');
+});
+
+test('uses WebGPU when an adapter exists and reports it @webgpu', async ({ page }) => {
+  test.setTimeout(300_000);
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm2.gguf');
+  const planned = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  expect(planned.backend).toBe('webgpu');
+  expect(planned.adapter).toBeTruthy();
+  const answer = await chat(page, model);
+  expect(answer.status).toBe(200);
+  const loaded = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  // SwiftShader may be refused by llama.cpp's WebGPU backend: then the engine must say why it fell back.
+  if (loaded.backend === 'webgpu') expect(loaded.gpuLayers).toBeGreaterThan(0);
+  else expect(loaded.fallbackReason).toBeTruthy();
+  test.info().annotations.push({ type: 'engine', description: JSON.stringify(loaded) });
+});

@@ -1,0 +1,7 @@
+import { ensureFixtures } from '../support/lfm2-fixtures.js';
+import { fixtureDir } from './support/paths.js';
+
+/** Writes the tiny GGUF fixtures once; later runs reuse them. */
+export default async function globalSetup(): Promise<void> {
+  await ensureFixtures(fixtureDir);
+}

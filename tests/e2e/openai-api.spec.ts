@@ -1,0 +1,215 @@
+import { expect, test } from '@playwright/test';
+import { importModel, installOpenAi, openApp, pngDataUri } from './support/app.js';
+
+test.describe('OpenAI SDK in the page, through the service worker', () => {
+  test.beforeEach(async ({ page }) => {
+    await openApp(page);
+    await installOpenAi(page);
+  });
+
+  test('answers a chat completion', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const answer = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      return client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Hello there' }],
+        max_tokens: 12,
+        temperature: 0,
+      });
+    }, model);
+    expect(answer.object).toBe('chat.completion');
+    expect(answer.id).toMatch(/^chatcmpl-/);
+    expect(answer.model).toBe(model);
+    expect(typeof answer.created).toBe('number');
+    expect(answer.choices[0].message.role).toBe('assistant');
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    expect(['stop', 'length']).toContain(answer.choices[0].finish_reason);
+    expect(answer.usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(answer.usage?.total_tokens).toBe(
+      (answer.usage?.prompt_tokens ?? 0) + (answer.usage?.completion_tokens ?? 0),
+    );
+  });
+
+  test('streams a chat completion ending with [DONE]', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const result = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const stream = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Tell me a story' }],
+        max_tokens: 16,
+        temperature: 0,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const deltas: string[] = [];
+      let finish: string | null = null;
+      let usage = null;
+      let role = '';
+      for await (const chunk of stream) {
+        role ||= chunk.choices[0]?.delta.role ?? '';
+        if (chunk.choices[0]?.delta.content) deltas.push(chunk.choices[0].delta.content);
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+        usage = chunk.usage ?? usage;
+      }
+      const raw = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4, stream: true }),
+      });
+      return {
+        deltas,
+        finish,
+        usage,
+        role,
+        contentType: raw.headers.get('content-type'),
+        rawText: await raw.text(),
+      };
+    }, model);
+    expect(result.deltas.length).toBeGreaterThan(1);
+    expect(result.role).toBe('assistant');
+    expect(['stop', 'length']).toContain(result.finish);
+    expect(result.usage).toMatchObject({ completion_tokens: expect.any(Number), prompt_tokens: expect.any(Number) });
+    expect(result.contentType).toContain('text/event-stream');
+    expect(result.rawText.startsWith('data: {')).toBe(true);
+    expect(result.rawText.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
+  test('max_tokens ends with finish_reason "length", and stop ends before the stop text', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const result = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const ask = (extra: object) =>
+        client.chat.completions.create({
+          model,
+          messages: [{ role: 'user', content: 'Count with me' }],
+          temperature: 0,
+          seed: 7,
+          ...extra,
+        });
+      const long = await ask({ max_tokens: 24 });
+      const text = long.choices[0].message.content ?? '';
+      // A stop string taken from the middle of the greedy answer must cut it right there.
+      const stop = text.slice(Math.floor(text.length / 2), Math.floor(text.length / 2) + 2);
+      const stopped = await ask({ max_tokens: 24, stop: [stop, 'never-appears'] });
+      return { long, text, stop, stopped };
+    }, model);
+    expect(result.long.choices[0].finish_reason).toBe('length');
+    expect(result.long.usage?.completion_tokens).toBe(24);
+    expect(result.stop.length).toBe(2);
+    expect(result.stopped.choices[0].finish_reason).toBe('stop');
+    expect(result.stopped.choices[0].message.content).toBe(result.text.slice(0, result.text.indexOf(result.stop)));
+  });
+
+  test('an aborted stream frees its slot and the next request works', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const result = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const controller = new AbortController();
+      const stream = await client.chat.completions.create(
+        { model, messages: [{ role: 'user', content: 'Go on forever' }], max_tokens: 2000, stream: true },
+        { signal: controller.signal },
+      );
+      let received = 0;
+      let aborted = false;
+      try {
+        for await (const chunk of stream) {
+          if (chunk.choices[0]?.delta.content) received += 1;
+          if (received === 3) controller.abort();
+        }
+      } catch (error) {
+        aborted = (error as Error).name === 'AbortError' || /abort/i.test(String(error));
+      }
+      const next = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Still there?' }],
+        max_tokens: 6,
+      });
+      return { received, aborted, next: next.choices[0].message.content };
+    }, model);
+    expect(result.aborted).toBe(true);
+    expect(result.received).toBe(3);
+    expect(result.next?.length).toBeGreaterThan(0);
+  });
+
+  test('two concurrent streams are decoded together', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const result = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const run = async (prompt: string) => {
+        const times: number[] = [];
+        const stream = await client.chat.completions.create({
+          model,
+          messages: [{ role: 'user', content: prompt }],
+          max_tokens: 48,
+          temperature: 0,
+          stream: true,
+        });
+        let text = '';
+        for await (const chunk of stream) {
+          const delta = chunk.choices[0]?.delta.content;
+          if (delta) {
+            text += delta;
+            times.push(performance.now());
+          }
+        }
+        return { text, first: times[0], last: times.at(-1)! };
+      };
+      return Promise.all([run('First question'), run('Second question')]);
+    }, model);
+    const [a, b] = result;
+    expect(a.text.length).toBeGreaterThan(0);
+    expect(b.text.length).toBeGreaterThan(0);
+    // Interleaved: each stream produced its first token before the other finished.
+    expect(b.first).toBeLessThan(a.last);
+    expect(a.first).toBeLessThan(b.last);
+  });
+
+  test('answers about an image with the vision fixture', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
+    const image = await pngDataUri(page);
+    const withImage = await page.evaluate(
+      async ([model, image]) => {
+        const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+        const ask = (content: never) =>
+          client.chat.completions.create({ model, messages: [{ role: 'user', content }], max_tokens: 8 });
+        const textOnly = await ask('What is in this picture?' as never);
+        const vision = await ask([
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'image_url', image_url: { url: image } },
+        ] as never);
+        return { textOnly, vision };
+      },
+      [model, image] as const,
+    );
+    expect(withImage.vision.choices[0].message.content?.length).toBeGreaterThan(0);
+    // The image became tokens: the prompt grew by the projector's image tokens.
+    expect(withImage.vision.usage!.prompt_tokens - withImage.textOnly.usage!.prompt_tokens).toBeGreaterThan(30);
+  });
+
+  test('runs the mixture-of-experts fixture', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2moe.gguf');
+    const answer = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      return client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8 });
+    }, model);
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    expect(answer.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  test('lists models and answers raw completions', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const result = await page.evaluate(async (model) => {
+      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const list = await client.models.list();
+      const one = await client.models.retrieve(model);
+      const completion = await client.completions.create({ model, prompt: 'Once upon a time', max_tokens: 6 });
+      return { ids: list.data.map((m) => m.id), one, completion };
+    }, model);
+    expect(result.ids).toContain(model);
+    expect(result.one).toMatchObject({ id: model, object: 'model', owned_by: 'lmtab' });
+    expect(result.completion.object).toBe('text_completion');
+    expect(result.completion.choices[0].text.length).toBeGreaterThan(0);
+  });
+});

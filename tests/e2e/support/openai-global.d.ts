@@ -1,0 +1,7 @@
+import type OpenAI from 'openai';
+
+declare global {
+  interface Window {
+    OpenAI: typeof OpenAI;
+  }
+}

@@ -11,7 +11,11 @@ const baseArgs = [
   '--no-first-run',
 ];
 /** A software WebGPU adapter (SwiftShader), so the WebGPU path runs without a GPU. */
-const webgpuArgs = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--enable-unsafe-swiftshader'];
+const webgpuArgs = [
+  '--enable-unsafe-webgpu',
+  '--use-webgpu-adapter=swiftshader',
+  '--enable-unsafe-swiftshader',
+];
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -37,7 +41,10 @@ export default defineConfig({
     {
       name: 'webgpu',
       grep: /@webgpu/,
-      use: { browserName: 'chromium', launchOptions: { executablePath, args: [...baseArgs, ...webgpuArgs] } },
+      use: {
+        browserName: 'chromium',
+        launchOptions: { executablePath, args: [...baseArgs, ...webgpuArgs] },
+      },
     },
   ],
   webServer: {

@@ -12,7 +12,9 @@ async function registerServiceWorker(): Promise<void> {
   await container.register(url, { type: 'module', scope: '/' });
   // The first visit is not controlled yet: wait for clients.claim() instead of asking for a reload.
   if (!container.controller) {
-    await new Promise((resolve) => container.addEventListener('controllerchange', resolve, { once: true }));
+    await new Promise((resolve) =>
+      container.addEventListener('controllerchange', resolve, { once: true }),
+    );
   }
 }
 
@@ -34,7 +36,10 @@ function startEngineWorker(settings: EngineSettings) {
 async function main(): Promise<void> {
   const app = document.querySelector<LmtabApp>('lmtab-app');
   if (!('serviceWorker' in navigator)) {
-    app?.setAttribute('fatal', 'This browser has no service workers: lmtab needs them to serve its API.');
+    app?.setAttribute(
+      'fatal',
+      'This browser has no service workers: lmtab needs them to serve its API.',
+    );
     return;
   }
   await registerServiceWorker();

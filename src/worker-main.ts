@@ -11,7 +11,8 @@ import { createIdbModelStore } from './store/index.js';
 declare const self: DedicatedWorkerGlobalScope;
 
 /** Messages the page sends this worker. */
-type WorkerMessage = { type: 'init'; settings: EngineSettings; version: string } | { type: 'connect' };
+type WorkerMessage =
+  { type: 'init'; settings: EngineSettings; version: string } | { type: 'connect' };
 
 let handler: ReturnType<typeof createRouter>['handle'] | undefined;
 const pending: MessagePort[] = [];

@@ -70,5 +70,10 @@ export interface HostWanted {
 
 /** Paths the engine answers: OpenAI's `/v1` and the native `/api`. */
 export function isApiPath(pathname: string): boolean {
-  return pathname.startsWith('/v1/') || pathname.startsWith('/api/') || pathname === '/v1' || pathname === '/api';
+  return (
+    pathname.startsWith('/v1/') ||
+    pathname.startsWith('/api/') ||
+    pathname === '/v1' ||
+    pathname === '/api'
+  );
 }

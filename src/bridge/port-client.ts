@@ -69,7 +69,12 @@ export function fetchOverPort(
           state = 'streaming';
           contentType = new Headers(message.headers).get('content-type') ?? '';
           const hasBody = !nullBodyStatus.has(message.status) && frame.method !== 'HEAD';
-          resolve(new Response(hasBody ? body : null, { status: message.status, headers: message.headers }));
+          resolve(
+            new Response(hasBody ? body : null, {
+              status: message.status,
+              headers: message.headers,
+            }),
+          );
           break;
         }
         case 'data':

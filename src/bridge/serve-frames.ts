@@ -2,7 +2,10 @@ import { toLmtabError } from '../errors/index.js';
 import type { RequestFrame, ResponseFrame } from './frames.js';
 
 /** A web-standard request handler: the API router in the engine host. */
-export type FrameHandler = (request: Request, options: { signal: AbortSignal }) => Promise<Response>;
+export type FrameHandler = (
+  request: Request,
+  options: { signal: AbortSignal },
+) => Promise<Response>;
 
 /** Rebuilds a `Request` from a frame; `origin` only makes the URL absolute. */
 export function frameToRequest(frame: RequestFrame, origin: string, signal?: AbortSignal): Request {
@@ -42,7 +45,9 @@ export async function serveFrame(
   const { id } = frame;
   let headSent = false;
   try {
-    const response = await handler(frameToRequest(frame, options.origin), { signal: options.signal });
+    const response = await handler(frameToRequest(frame, options.origin), {
+      signal: options.signal,
+    });
     send({ type: 'head', id, status: response.status, headers: [...response.headers] });
     headSent = true;
     if (response.body) {

@@ -4,7 +4,9 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createRelay } from '../relay/index.js';
 
 const root = new URL('../../', import.meta.url);
-const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  version: string;
+};
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -27,7 +29,8 @@ program
   .action(async (options: { host: string; port: number }) => {
     const appDir = new URL('dist/', root).pathname;
     const relay = await createRelay({ appDir, host: options.host, port: options.port, version });
-    const shown = options.host === '0.0.0.0' ? relay.url.replace('0.0.0.0', 'localhost') : relay.url;
+    const shown =
+      options.host === '0.0.0.0' ? relay.url.replace('0.0.0.0', 'localhost') : relay.url;
     process.stdout.write(`lmtab ${version} serving the app and API at ${shown}\n`);
     const stop = () => void relay.close().then(() => process.exit(0));
     process.on('SIGINT', stop);

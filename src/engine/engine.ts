@@ -116,6 +116,8 @@ export interface LoadedModel {
   contextLength: number;
   /** Parallel slots (concurrent requests served at once). */
   parallel: number;
+  /** Requests generating on it now. */
+  active: number;
   info: EngineInfo;
   /** Epoch milliseconds when it will be unloaded if idle. */
   expiresAt: number;

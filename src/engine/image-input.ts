@@ -8,7 +8,10 @@ const nativeTypes = new Set(['image/png', 'image/jpeg']);
  * Decodes an image once to prove it is readable, and re-encodes formats llama.cpp cannot read
  * (WebP, GIF frames, BMP variants) as PNG, so a bad image is a clear 400 instead of an engine error.
  */
-export async function prepareImage(part: Extract<ContentPart, { type: 'image' }>, index: number): Promise<ArrayBuffer> {
+export async function prepareImage(
+  part: Extract<ContentPart, { type: 'image' }>,
+  index: number,
+): Promise<ArrayBuffer> {
   const blob = new Blob([part.data as BlobPart], { type: part.mimeType });
   let bitmap: ImageBitmap;
   try {

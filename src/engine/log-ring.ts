@@ -6,7 +6,8 @@ export class LogRing {
 
   /** A logger in the shape wllama takes. */
   logger() {
-    const push = (...args: unknown[]) => this.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+    const push = (...args: unknown[]) =>
+      this.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
     return { debug: push, log: push, info: push, warn: push, error: push };
   }
 

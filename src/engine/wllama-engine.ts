@@ -16,6 +16,7 @@ import type {
 } from './engine.js';
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
+import { confirmBackend, planBackend } from './plan-backend.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -89,7 +90,10 @@ async function wllamaMessages(messages: ChatMessage[]) {
     messages.map(async (message) => {
       const onlyText = message.content.every((p) => p.type === 'text');
       if (onlyText) {
-        return { role: message.role, content: message.content.map((p) => (p.type === 'text' ? p.text : '')).join('') };
+        return {
+          role: message.role,
+          content: message.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+        };
       }
       const content = await Promise.all(
         message.content.map(async (part) =>
@@ -101,15 +105,6 @@ async function wllamaMessages(messages: ChatMessage[]) {
       return { role: message.role, content };
     }),
   );
-}
-
-/** Reads "offloaded 5/5 layers to GPU" from llama.cpp's load log. */
-function offloadedLayers(log: string[]): number | undefined {
-  for (const line of log) {
-    const match = /offloaded (\d+)\/(\d+) layers to GPU/.exec(line);
-    if (match) return Number(match[1]);
-  }
-  return undefined;
 }
 
 /**
@@ -136,19 +131,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   }
 
   async function plannedInfo(): Promise<EngineInfo> {
-    const caps = await capabilitiesOnce();
-    const threads = Math.max(1, options.threads ?? caps.cores);
-    const wantsGpu = options.gpuLayers !== 0 && !!caps.adapter;
-    return {
-      engine: 'wllama',
-      backend: wantsGpu ? 'webgpu' : 'wasm',
-      adapter: wantsGpu ? caps.adapter : undefined,
-      threads: caps.crossOriginIsolated ? threads : 1,
-      gpuLayers: wantsGpu ? (options.gpuLayers ?? 999) : 0,
-      crossOriginIsolated: caps.crossOriginIsolated,
-      fallbackReason:
-        options.gpuLayers === 0 ? 'GPU layers set to 0 (CPU only)' : caps.noAdapterReason,
-    };
+    return planBackend(await capabilitiesOnce(), options, 'wllama');
   }
 
   async function start(record: ModelRecord, info: EngineInfo, contextLength: number) {
@@ -173,8 +156,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         { cause: error },
       );
     }
-    const gpuLayers = info.backend === 'webgpu' ? (offloadedLayers(log.lines()) ?? info.gpuLayers) : 0;
-    return { wllama, info: { ...info, gpuLayers } };
+    return { wllama, info: confirmBackend(info, log.lines()) };
   }
 
   async function loadRecord(record: ModelRecord, contextLength: number): Promise<Resident> {
@@ -186,7 +168,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       if (planned.backend !== 'webgpu') throw error;
       // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
       const reason = error instanceof Error ? error.message : String(error);
-      started = await start(record, { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason }, contextLength);
+      started = await start(
+        record,
+        { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason },
+        contextLength,
+      );
     }
     await options.store.touch(record.id);
     return {
@@ -217,11 +203,15 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       signal?.throwIfAborted();
       const record = await options.store.get(model);
       if (!record) {
-        throw new LmtabError('model_not_found', `Model "${model}" is not in the store.`, { param: 'model' });
+        throw new LmtabError('model_not_found', `Model "${model}" is not in the store.`, {
+          param: 'model',
+        });
       }
       const wanted = contextLength ?? options.contextLength ?? 4096;
       let loadMs = 0;
-      const fits = resident?.model === model && (contextLength === undefined || resident.contextLength >= wanted);
+      const fits =
+        resident?.model === model &&
+        (contextLength === undefined || resident.contextLength >= wanted);
       if (!fits) {
         await unloadResident();
         const started = clock();
@@ -255,7 +245,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const { current, loadMs } = await acquire(request.model, request.contextLength, signal);
     try {
       signal?.throwIfAborted();
-      const params = { ...samplingParams(request.sampling), stream: true as const, abortSignal: signal };
+      const params = {
+        ...samplingParams(request.sampling),
+        stream: true as const,
+        abortSignal: signal,
+      };
       const input = request.input;
       const stream = (
         input.kind === 'chat'
@@ -326,6 +320,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       sizeBytes: current.sizeBytes,
       contextLength: current.contextLength,
       parallel,
+      active: current.active,
       info: current.info,
       expiresAt: current.expiresAt,
     };

@@ -58,7 +58,10 @@ export class LmtabError extends Error {
 }
 
 /** Wraps anything thrown into an LmtabError, keeping one that already is. */
-export function toLmtabError(error: unknown, fallback: LmtabErrorCode = 'engine_failure'): LmtabError {
+export function toLmtabError(
+  error: unknown,
+  fallback: LmtabErrorCode = 'engine_failure',
+): LmtabError {
   if (error instanceof LmtabError) return error;
   if (error instanceof DOMException && error.name === 'AbortError') {
     return new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });

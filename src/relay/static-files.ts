@@ -37,7 +37,9 @@ function resolveInside(root: string, pathname: string): string | undefined {
     return undefined;
   }
   const full = normalize(join(root, decoded));
-  return full === root || full.startsWith(root.endsWith(sep) ? root : root + sep) ? full : undefined;
+  return full === root || full.startsWith(root.endsWith(sep) ? root : root + sep)
+    ? full
+    : undefined;
 }
 
 /**

@@ -51,7 +51,9 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
   async function requireRecord(id: string): Promise<ModelRecord> {
     const record = await getRecord(id);
     if (!record) {
-      throw new LmtabError('model_not_found', `Model "${id}" is not in the store.`, { param: 'model' });
+      throw new LmtabError('model_not_found', `Model "${id}" is not in the store.`, {
+        param: 'model',
+      });
     }
     return record;
   }
@@ -105,7 +107,12 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
         hash.update(new Uint8Array(await part.arrayBuffer()));
         await writeChunk(file, file.chunks, part);
         file.chunks += 1;
-        yield { type: 'progress', file: fileName, bytes: Math.min(offset + chunkSize, source.size), total: source.size } as const;
+        yield {
+          type: 'progress',
+          file: fileName,
+          bytes: Math.min(offset + chunkSize, source.size),
+          total: source.size,
+        } as const;
       }
     } catch (error) {
       await deleteChunks(file);
@@ -176,7 +183,7 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     }
     await ensureSpace(projector.size);
     let stored: StoredFile | undefined;
-    for (let step = storeFile(projector, projector.name, attachOptions.signal); ; ) {
+    for (let step = storeFile(projector, projector.name, attachOptions.signal); ;) {
       const next = await step.next();
       if (next.done) {
         stored = next.value;
@@ -212,7 +219,8 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
   async function dropUnusedFiles(record: ModelRecord): Promise<void> {
     const inUse = new Set<string>();
     for (const other of await values<ModelRecord>(records)) {
-      for (const f of [...other.files, ...(other.projector ? [other.projector] : [])]) inUse.add(f.fileId);
+      for (const f of [...other.files, ...(other.projector ? [other.projector] : [])])
+        inUse.add(f.fileId);
     }
     for (const f of [...record.files, ...(record.projector ? [record.projector] : [])]) {
       if (!inUse.has(f.fileId)) await deleteChunks(f);
@@ -230,7 +238,9 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
   async function open(id: string): Promise<ModelBlobs> {
     const record = await requireRecord(id);
     if (!isComplete(record)) {
-      throw new LmtabError('model_not_found', `Model "${id}" is still downloading.`, { param: 'model' });
+      throw new LmtabError('model_not_found', `Model "${id}" is still downloading.`, {
+        param: 'model',
+      });
     }
     return {
       model: await Promise.all(record.files.map(readBlob)),

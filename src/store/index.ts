@@ -9,6 +9,12 @@ export type {
 export type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
 export { createIdbModelStore, modelIdFromFileName } from './idb-model-store.js';
 export type { ChunkWriter, IdbModelStoreOptions } from './idb-model-store.js';
-export { readGgufSummary } from './gguf-header.js';
+export { readGgufHeader, readGgufSummary } from './gguf-header.js';
+export type {
+  GgufHeader,
+  GgufMetadataValue,
+  GgufTensorInfo,
+  ReadGgufOptions,
+} from './gguf-header.js';
 export { Sha256 } from './sha256.js';
 export { ensureSpace, formatBytes } from './storage-space.js';

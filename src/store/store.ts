@@ -38,7 +38,11 @@ export interface ModelStore {
   /** Imports a local GGUF file (and optional projector). */
   importFiles(file: File, options?: ImportOptions): AsyncIterable<StoreProgress>;
   /** Adds or replaces the vision projector of a stored model. */
-  attachProjector(id: string, projector: File, options?: { signal?: AbortSignal }): Promise<ModelRecord>;
+  attachProjector(
+    id: string,
+    projector: File,
+    options?: { signal?: AbortSignal },
+  ): Promise<ModelRecord>;
   /** Stores a custom model made from another one (Modelfile); it shares the base model's files. */
   createCustom(id: string, customization: ModelCustomization): Promise<ModelRecord>;
   /** Copies a model under a new name, sharing its files. */

@@ -31,12 +31,35 @@ export class LmtabApp extends LitElement {
   }
 
   static override styles = css`
-    :host { display: flex; flex-direction: column; height: 100%; box-sizing: border-box; padding: 1rem; gap: 1rem; }
-    header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: baseline; }
-    h1 { font-size: 1.25rem; margin: 0; }
-    .engine { font-size: 0.85rem; opacity: 0.75; }
-    lmtab-chat-view { flex: 1; min-height: 0; }
-    .fatal { color: #c92a2a; }
+    :host {
+      display: flex;
+      flex-direction: column;
+      height: 100%;
+      box-sizing: border-box;
+      padding: 1rem;
+      gap: 1rem;
+    }
+    header {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 1rem;
+      align-items: baseline;
+    }
+    h1 {
+      font-size: 1.25rem;
+      margin: 0;
+    }
+    .engine {
+      font-size: 0.85rem;
+      opacity: 0.75;
+    }
+    lmtab-chat-view {
+      flex: 1;
+      min-height: 0;
+    }
+    .fatal {
+      color: #c92a2a;
+    }
   `;
 
   override updated(changed: Map<string, unknown>) {
@@ -52,7 +75,10 @@ export class LmtabApp extends LitElement {
   private engineText() {
     const e = this.engine;
     if (!e) return 'Engine starting…';
-    const where = e.backend === 'webgpu' ? `WebGPU (${e.adapter ?? 'adapter'}), ${e.gpuLayers} GPU layers` : `WebAssembly, ${e.threads} thread${e.threads === 1 ? '' : 's'}`;
+    const where =
+      e.backend === 'webgpu'
+        ? `WebGPU (${e.adapter ?? 'adapter'}), ${e.gpuLayers} GPU layers`
+        : `WebAssembly, ${e.threads} thread${e.threads === 1 ? '' : 's'}`;
     return `${e.engine} on ${where}`;
   }
 
@@ -63,7 +89,10 @@ export class LmtabApp extends LitElement {
         <h1>lmtab</h1>
         <span class="engine" data-testid="engine-info">${this.engineText()}</span>
       </header>
-      <lmtab-model-import .store=${this.store} @model-imported=${() => this.refresh()}></lmtab-model-import>
+      <lmtab-model-import
+        .store=${this.store}
+        @model-imported=${() => this.refresh()}
+      ></lmtab-model-import>
       <lmtab-chat-view .models=${this.models}></lmtab-chat-view>
     `;
   }

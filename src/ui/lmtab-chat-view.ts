@@ -38,16 +38,56 @@ export class LmtabChatView extends LitElement {
   }
 
   static override styles = css`
-    :host { display: flex; flex-direction: column; gap: 0.75rem; min-height: 0; }
-    .log { flex: 1; overflow-y: auto; display: flex; flex-direction: column; gap: 0.5rem; }
-    .turn { padding: 0.5rem 0.75rem; border-radius: 8px; white-space: pre-wrap; max-width: 48rem; }
-    .user { align-self: flex-end; background: color-mix(in srgb, #3b5bdb 18%, transparent); }
-    .assistant { align-self: flex-start; background: color-mix(in srgb, currentColor 8%, transparent); }
-    .stats { font-size: 0.75rem; opacity: 0.7; margin-top: 0.25rem; }
-    .error { color: #c92a2a; }
-    form { display: flex; gap: 0.5rem; align-items: flex-end; }
-    textarea { flex: 1; min-height: 3rem; font: inherit; padding: 0.5rem; }
-    button { font: inherit; padding: 0.5rem 1rem; }
+    :host {
+      display: flex;
+      flex-direction: column;
+      gap: 0.75rem;
+      min-height: 0;
+    }
+    .log {
+      flex: 1;
+      overflow-y: auto;
+      display: flex;
+      flex-direction: column;
+      gap: 0.5rem;
+    }
+    .turn {
+      padding: 0.5rem 0.75rem;
+      border-radius: 8px;
+      white-space: pre-wrap;
+      max-width: 48rem;
+    }
+    .user {
+      align-self: flex-end;
+      background: color-mix(in srgb, #3b5bdb 18%, transparent);
+    }
+    .assistant {
+      align-self: flex-start;
+      background: color-mix(in srgb, currentColor 8%, transparent);
+    }
+    .stats {
+      font-size: 0.75rem;
+      opacity: 0.7;
+      margin-top: 0.25rem;
+    }
+    .error {
+      color: #c92a2a;
+    }
+    form {
+      display: flex;
+      gap: 0.5rem;
+      align-items: flex-end;
+    }
+    textarea {
+      flex: 1;
+      min-height: 3rem;
+      font: inherit;
+      padding: 0.5rem;
+    }
+    button {
+      font: inherit;
+      padding: 0.5rem 1rem;
+    }
   `;
 
   override willUpdate() {
@@ -61,7 +101,10 @@ export class LmtabChatView extends LitElement {
     const text = box.value.trim();
     if (!text || !this.model || this.busy) return;
     box.value = '';
-    const history = [...this.turns.filter((t) => !t.error), { role: 'user' as const, content: text }];
+    const history = [
+      ...this.turns.filter((t) => !t.error),
+      { role: 'user' as const, content: text },
+    ];
     const answer: Turn = { role: 'assistant', content: '' };
     this.turns = [...history, answer];
     this.busy = true;
@@ -120,11 +163,12 @@ export class LmtabChatView extends LitElement {
       </label>
       <div class="log" role="log" aria-live="polite">
         ${this.turns.map(
-          (t) => html`<div class="turn ${t.role}" data-role=${t.role}>
-            ${t.content}
-            ${t.error ? html`<div class="error" role="alert">${t.error}</div>` : null}
-            ${t.stats ? html`<div class="stats">${t.stats}</div>` : null}
-          </div>`,
+          (t) =>
+            html`<div class="turn ${t.role}" data-role=${t.role}>
+              ${t.content}
+              ${t.error ? html`<div class="error" role="alert">${t.error}</div>` : null}
+              ${t.stats ? html`<div class="stats">${t.stats}</div>` : null}
+            </div>`,
         )}
       </div>
       <form @submit=${this.send}>
@@ -139,9 +183,11 @@ export class LmtabChatView extends LitElement {
             }
           }}
         ></textarea>
-        ${this.busy
-          ? html`<button type="button" @click=${() => this.controller?.abort()}>Stop</button>`
-          : html`<button type="submit" ?disabled=${!this.model}>Send</button>`}
+        ${
+          this.busy
+            ? html`<button type="button" @click=${() => this.controller?.abort()}>Stop</button>`
+            : html`<button type="submit" ?disabled=${!this.model}>Send</button>`
+        }
       </form>
     `;
   }

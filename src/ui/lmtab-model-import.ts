@@ -22,10 +22,26 @@ export class LmtabModelImport extends LitElement {
   }
 
   static override styles = css`
-    :host { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: center; }
-    label { display: inline-flex; gap: 0.4rem; align-items: center; font-size: 0.9rem; }
-    .error { color: #c92a2a; flex-basis: 100%; }
-    .progress { opacity: 0.8; font-size: 0.85rem; }
+    :host {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.75rem;
+      align-items: center;
+    }
+    label {
+      display: inline-flex;
+      gap: 0.4rem;
+      align-items: center;
+      font-size: 0.9rem;
+    }
+    .error {
+      color: #c92a2a;
+      flex-basis: 100%;
+    }
+    .progress {
+      opacity: 0.8;
+      font-size: 0.85rem;
+    }
   `;
 
   private onProjector(event: Event) {
@@ -47,7 +63,9 @@ export class LmtabModelImport extends LitElement {
         }
       }
       this.progress = record ? `Imported ${record.id}` : '';
-      this.dispatchEvent(new CustomEvent('model-imported', { detail: record, bubbles: true, composed: true }));
+      this.dispatchEvent(
+        new CustomEvent('model-imported', { detail: record, bubbles: true, composed: true }),
+      );
     } catch (error) {
       this.progress = '';
       this.error = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,8 @@
 /** Reads a `text/event-stream` body and yields each `data:` payload parsed as JSON, until `[DONE]`. */
 export async function* readSse<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body
+    .pipeThrough(new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>)
+    .getReader();
   let buffer = '';
   try {
     for (;;) {

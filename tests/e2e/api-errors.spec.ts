@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { importModel, installOpenAi, openApp } from './support/app.js';
 
 interface Answer {
@@ -14,10 +14,18 @@ test.describe('bad input gets a clear OpenAI-shaped error with the right status'
     model = await importModel(page, 'tiny-lfm2.gguf');
   });
 
-  const post = (page: import('@playwright/test').Page, body: string, path = '/v1/chat/completions') =>
+  const post = (
+    page: import('@playwright/test').Page,
+    body: string,
+    path = '/v1/chat/completions',
+  ) =>
     page.evaluate(
       async ([path, body]) => {
-        const response = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+        const response = await fetch(path, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body,
+        });
         return { status: response.status, body: await response.json() } as Answer;
       },
       [path, body] as const,
@@ -51,16 +59,40 @@ test.describe('bad input gets a clear OpenAI-shaped error with the right status'
   test('an unknown model is a 404 model_not_found', async ({ page }) => {
     await installOpenAi(page);
     const error = await page.evaluate(async () => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
       try {
-        await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] });
+        await client.chat.completions.create({
+          model: 'no-such-model',
+          messages: [{ role: 'user', content: 'hi' }],
+        });
         return null;
       } catch (e) {
-        const err = e as { status: number; code: string; param: string; message: string; constructor: { name: string } };
-        return { status: err.status, code: err.code, param: err.param, message: err.message, name: err.constructor.name };
+        const err = e as {
+          status: number;
+          code: string;
+          param: string;
+          message: string;
+          constructor: { name: string };
+        };
+        return {
+          status: err.status,
+          code: err.code,
+          param: err.param,
+          message: err.message,
+          name: err.constructor.name,
+        };
       }
     });
-    expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model', name: 'NotFoundError' });
+    expect(error).toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+      param: 'model',
+      name: 'NotFoundError',
+    });
     expect(error?.message).toContain('no-such-model');
   });
 

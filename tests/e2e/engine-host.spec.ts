@@ -1,12 +1,17 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { importModel, openApp } from './support/app.js';
 
-const chat = (page: import('@playwright/test').Page, model: string) =>
+const chat = (page: Page, model: string) =>
   page.evaluate(async (model) => {
     const response = await fetch('/v1/chat/completions', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'Hello' }],
+        max_tokens: 4,
+        temperature: 0,
+      }),
     });
     return { status: response.status, body: await response.json() };
   }, model);
@@ -33,10 +38,12 @@ test('one tab holds the engine, others are served through it, and another takes 
   expect(afterTakeover.body.choices[0].message.content.length).toBeGreaterThan(0);
 });
 
-test('the first visit is served without a reload, and the chat page streams an answer', async ({ page }) => {
+test('the first visit is served without a reload, and the chat page streams an answer', async ({
+  page,
+}) => {
   await openApp(page);
   const model = await importModel(page, 'tiny-lfm2.gguf');
-  await expect(page.getByLabel('Model')).toHaveValue(model);
+  await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
   await page.getByLabel('Message').fill('Hello, model');
   await page.getByRole('button', { name: 'Send' }).click();
   const answer = page.locator('[data-role="assistant"]').first();
@@ -45,18 +52,32 @@ test('the first visit is served without a reload, and the chat page streams an a
   await expect(page.getByTestId('engine-info')).toContainText('wllama on WebAssembly');
 });
 
-test('uses WebGPU when an adapter exists and reports it @webgpu', async ({ page }) => {
+test('uses WebGPU when an adapter llama.cpp can use exists, and says why not otherwise @webgpu', async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   await openApp(page);
   const model = await importModel(page, 'tiny-lfm2.gguf');
-  const planned = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
-  expect(planned.backend).toBe('webgpu');
-  expect(planned.adapter).toBeTruthy();
+  const probe = await page.evaluate(async () => {
+    const adapter = await (
+      navigator as unknown as {
+        gpu: { requestAdapter(): Promise<{ features: Set<string> } | null> };
+      }
+    ).gpu.requestAdapter();
+    return { adapter: !!adapter, shaderF16: adapter?.features.has('shader-f16') ?? false };
+  });
+  expect(probe.adapter).toBe(true);
   const answer = await chat(page, model);
   expect(answer.status).toBe(200);
-  const loaded = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
-  // SwiftShader may be refused by llama.cpp's WebGPU backend: then the engine must say why it fell back.
-  if (loaded.backend === 'webgpu') expect(loaded.gpuLayers).toBeGreaterThan(0);
-  else expect(loaded.fallbackReason).toBeTruthy();
-  test.info().annotations.push({ type: 'engine', description: JSON.stringify(loaded) });
+  const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  test.info().annotations.push({ type: 'engine', description: JSON.stringify(engine) });
+  if (probe.shaderF16) {
+    expect(engine).toMatchObject({ backend: 'webgpu', adapter: expect.any(String) });
+    expect(engine.gpuLayers).toBeGreaterThan(0);
+  } else {
+    // SwiftShader has no shader-f16, which llama.cpp's WebGPU backend requires: the engine must say so.
+    expect(engine).toMatchObject({ backend: 'wasm', gpuLayers: 0 });
+    expect(engine.fallbackReason).toContain('shader-f16');
+  }
+  expect(engine.loaded[0]).toMatchObject({ model, active: 0 });
 });

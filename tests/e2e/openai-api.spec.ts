@@ -10,7 +10,11 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('answers a chat completion', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const answer = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
       return client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Hello there' }],
@@ -34,7 +38,11 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('streams a chat completion ending with [DONE]', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
       const stream = await client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Tell me a story' }],
@@ -56,7 +64,12 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
       const raw = await fetch('/v1/chat/completions', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4, stream: true }),
+        body: JSON.stringify({
+          model,
+          messages: [{ role: 'user', content: 'Hi' }],
+          max_tokens: 4,
+          stream: true,
+        }),
       });
       return {
         deltas,
@@ -70,16 +83,25 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     expect(result.deltas.length).toBeGreaterThan(1);
     expect(result.role).toBe('assistant');
     expect(['stop', 'length']).toContain(result.finish);
-    expect(result.usage).toMatchObject({ completion_tokens: expect.any(Number), prompt_tokens: expect.any(Number) });
+    expect(result.usage).toMatchObject({
+      completion_tokens: expect.any(Number),
+      prompt_tokens: expect.any(Number),
+    });
     expect(result.contentType).toContain('text/event-stream');
     expect(result.rawText.startsWith('data: {')).toBe(true);
     expect(result.rawText.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
-  test('max_tokens ends with finish_reason "length", and stop ends before the stop text', async ({ page }) => {
+  test('max_tokens ends with finish_reason "length", and stop ends before the stop text', async ({
+    page,
+  }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
       const ask = (extra: object) =>
         client.chat.completions.create({
           model,
@@ -99,44 +121,81 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     expect(result.long.usage?.completion_tokens).toBe(24);
     expect(result.stop.length).toBe(2);
     expect(result.stopped.choices[0].finish_reason).toBe('stop');
-    expect(result.stopped.choices[0].message.content).toBe(result.text.slice(0, result.text.indexOf(result.stop)));
+    expect(result.stopped.choices[0].message.content).toBe(
+      result.text.slice(0, result.text.indexOf(result.stop)),
+    );
   });
 
-  test('an aborted stream frees its slot and the next request works', async ({ page }) => {
+  test('an aborted stream stops generating, frees its slot, and the next request works', async ({
+    page,
+  }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
+      const activeSlots = async () => {
+        const engine = await (await fetch('/api/lmtab/engine')).json();
+        return engine.loaded[0]?.active as number;
+      };
       const controller = new AbortController();
       const stream = await client.chat.completions.create(
-        { model, messages: [{ role: 'user', content: 'Go on forever' }], max_tokens: 2000, stream: true },
+        {
+          model,
+          messages: [{ role: 'user', content: 'Go on forever' }],
+          max_tokens: 3500,
+          temperature: 0.9,
+          stream: true,
+        },
         { signal: controller.signal },
       );
       let received = 0;
-      let aborted = false;
-      try {
-        for await (const chunk of stream) {
-          if (chunk.choices[0]?.delta.content) received += 1;
-          if (received === 3) controller.abort();
+      let activeDuring = 0;
+      for await (const chunk of stream) {
+        if (chunk.choices[0]?.delta.content) received += 1;
+        if (received === 3) {
+          activeDuring = await activeSlots();
+          controller.abort();
         }
-      } catch (error) {
-        aborted = (error as Error).name === 'AbortError' || /abort/i.test(String(error));
+      }
+      // The engine lets go of the slot as soon as it sees the abort, long before 3500 tokens.
+      let activeAfter = await activeSlots();
+      for (let i = 0; i < 20 && activeAfter > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        activeAfter = await activeSlots();
       }
       const next = await client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Still there?' }],
         max_tokens: 6,
+        temperature: 0,
       });
-      return { received, aborted, next: next.choices[0].message.content };
+      return {
+        received,
+        activeDuring,
+        activeAfter,
+        aborted: controller.signal.aborted,
+        next: next.choices[0],
+      };
     }, model);
     expect(result.aborted).toBe(true);
     expect(result.received).toBe(3);
-    expect(result.next?.length).toBeGreaterThan(0);
+    expect(result.activeDuring).toBe(1);
+    expect(result.activeAfter).toBe(0);
+    expect(result.next.finish_reason).toBe('length');
+    expect(result.next.message.content?.length).toBeGreaterThan(0);
   });
 
   test('two concurrent streams are decoded together', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
       const run = async (prompt: string) => {
         const times: number[] = [];
         const stream = await client.chat.completions.create({
@@ -171,9 +230,17 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     const image = await pngDataUri(page);
     const withImage = await page.evaluate(
       async ([model, image]) => {
-        const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+        const client = new window.OpenAI({
+          baseURL: location.origin + '/v1',
+          apiKey: 'any',
+          dangerouslyAllowBrowser: true,
+        });
         const ask = (content: never) =>
-          client.chat.completions.create({ model, messages: [{ role: 'user', content }], max_tokens: 8 });
+          client.chat.completions.create({
+            model,
+            messages: [{ role: 'user', content }],
+            max_tokens: 8,
+          });
         const textOnly = await ask('What is in this picture?' as never);
         const vision = await ask([
           { type: 'text', text: 'What is in this picture?' },
@@ -185,14 +252,24 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     );
     expect(withImage.vision.choices[0].message.content?.length).toBeGreaterThan(0);
     // The image became tokens: the prompt grew by the projector's image tokens.
-    expect(withImage.vision.usage!.prompt_tokens - withImage.textOnly.usage!.prompt_tokens).toBeGreaterThan(30);
+    expect(
+      withImage.vision.usage!.prompt_tokens - withImage.textOnly.usage!.prompt_tokens,
+    ).toBeGreaterThan(30);
   });
 
   test('runs the mixture-of-experts fixture', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2moe.gguf');
     const answer = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
-      return client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8 });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
+      return client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 8,
+      });
     }, model);
     expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
     expect(answer.usage?.completion_tokens).toBeGreaterThan(0);
@@ -201,10 +278,18 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('lists models and answers raw completions', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });
+      const client = new window.OpenAI({
+        baseURL: location.origin + '/v1',
+        apiKey: 'any',
+        dangerouslyAllowBrowser: true,
+      });
       const list = await client.models.list();
       const one = await client.models.retrieve(model);
-      const completion = await client.completions.create({ model, prompt: 'Once upon a time', max_tokens: 6 });
+      const completion = await client.completions.create({
+        model,
+        prompt: 'Once upon a time',
+        max_tokens: 6,
+      });
       return { ids: list.data.map((m) => m.id), one, completion };
     }, model);
     expect(result.ids).toContain(model);

@@ -9,7 +9,9 @@ if (existsSync(wanted)) process.exit(0);
 const isRoot = process.getuid?.() === 0;
 const hasApt = existsSync('/usr/bin/apt-get');
 if (!process.env.LMTAB_BROWSER && isRoot && hasApt) {
-  process.stdout.write('Chromium is missing: installing Debian\'s chromium package with apt-get...\n');
+  process.stdout.write(
+    "Chromium is missing: installing Debian's chromium package with apt-get...\n",
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-q'], { stdio: 'inherit', env });
   execFileSync('apt-get', ['install', '-y', '-q', 'chromium'], { stdio: 'inherit', env });

@@ -8,7 +8,10 @@ let openAiBundle: Promise<string> | undefined;
 /** The official `openai` npm package bundled for the page, exposed as `window.OpenAI`. */
 function bundleOpenAi(): Promise<string> {
   openAiBundle ??= build({
-    stdin: { contents: "import OpenAI from 'openai'; window.OpenAI = OpenAI;", resolveDir: process.cwd() },
+    stdin: {
+      contents: "import OpenAI from 'openai'; window.OpenAI = OpenAI;",
+      resolveDir: process.cwd(),
+    },
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -31,7 +34,8 @@ export async function openApp(page: Page): Promise<void> {
 
 /** Imports a GGUF fixture through the app's "Import model file" control, with an optional projector. */
 export async function importModel(page: Page, file: string, projector?: string): Promise<string> {
-  if (projector) await page.getByLabel('Projector file (optional)').setInputFiles(fixture(projector));
+  if (projector)
+    await page.getByLabel('Projector file (optional)').setInputFiles(fixture(projector));
   await page.getByLabel('Import model file').setInputFiles(fixture(file));
   const id = file.replace(/\.gguf$/, '');
   await expect(page.getByRole('status')).toHaveText(`Imported ${id}`);

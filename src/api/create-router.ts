@@ -1,0 +1,135 @@
+import { LmtabError, toLmtabError } from '../errors/index.js';
+import type { Engine } from '../engine/index.js';
+import type { ModelStore } from '../store/index.js';
+import { ollamaErrorResponse } from './ollama/ollama-error.js';
+import { openAiErrorResponse } from './openai/openai-error.js';
+import type { Route, RouteContext } from './route-context.js';
+import { routes } from './routes.js';
+
+/** Options of {@link createRouter}. */
+export interface RouterOptions {
+  /** Runs the generations. */
+  engine: Engine;
+  /** Where the models are. */
+  store: ModelStore;
+  /** Epoch milliseconds now (for `created`, `created_at`); default `Date.now`. */
+  clock?: () => number;
+  /** Largest request body, and largest image, in bytes; default 32 MiB. */
+  maxBodyBytes?: number;
+  /** Fetches images given by http(s) URL; default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+  /** lmtab's version, answered by `/api/version`. */
+  version: string;
+}
+
+/** Options of {@link Router.handle}. */
+export interface RouterHandleOptions {
+  /** Aborted when the client goes away; stops the generation. */
+  signal?: AbortSignal;
+}
+
+/** The API of lmtab: OpenAI `/v1` and Ollama `/api`, over web-standard Request and Response. */
+export interface Router {
+  /** Answers one request; never rejects (failures become the protocol's error response). */
+  handle(request: Request, options?: RouterHandleOptions): Promise<Response>;
+}
+
+const defaultMaxBodyBytes = 32 * 1024 * 1024;
+
+/** Creates the API router over an engine and a model store. */
+export function createRouter(options: RouterOptions): Router {
+  const clock = options.clock ?? Date.now;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const injected = options.fetch;
+  // Called unbound: browsers refuse `fetch` called as a method of another object.
+  const fetchImage: typeof globalThis.fetch = (input, init) =>
+    injected === undefined ? globalThis.fetch(input, init) : injected(input, init);
+
+  return {
+    async handle(request, handleOptions = {}) {
+      const url = new URL(request.url);
+      const native = url.pathname === '/api' || url.pathname.startsWith('/api/');
+      const controller = new AbortController();
+      const signals = [controller.signal, request.signal];
+      if (handleOptions.signal !== undefined) signals.push(handleOptions.signal);
+      const head = request.method === 'HEAD';
+      try {
+        const { route, params } = findRoute(head ? 'GET' : request.method, url.pathname);
+        const context: RouteContext = {
+          request,
+          url,
+          params,
+          signal: AbortSignal.any(signals),
+          abort: (reason) => controller.abort(reason),
+          engine: options.engine,
+          store: options.store,
+          clock,
+          fetch: fetchImage,
+          maxBodyBytes,
+          version: options.version,
+        };
+        const response = await route.handler(context);
+        return head ? new Response(null, response) : response;
+      } catch (error) {
+        // Stops whatever else this request started (image fetches, a generation).
+        controller.abort(error);
+        const lmtabError = toLmtabError(error);
+        const response = native ? ollamaErrorResponse(lmtabError) : openAiErrorResponse(lmtabError);
+        if (error instanceof MethodNotAllowed) response.headers.set('Allow', error.allow);
+        return response;
+      }
+    },
+  };
+}
+
+class MethodNotAllowed extends LmtabError {
+  readonly allow: string;
+
+  constructor(method: string, path: string, allowed: string[]) {
+    super(
+      'invalid_request',
+      `Method ${method} is not allowed on ${path}: expected ${allowed.join(' or ')}.`,
+      { status: 405 },
+    );
+    this.allow = allowed.join(', ');
+  }
+}
+
+function findRoute(
+  method: string,
+  pathname: string,
+): { route: Route; params: Record<string, string> } {
+  const matches = routes.flatMap((route) => {
+    const params = matchPath(route.path, pathname);
+    return params === undefined ? [] : [{ route, params }];
+  });
+  const found = matches.find((m) => m.route.method === method);
+  if (found !== undefined) return found;
+  if (matches.length > 0) {
+    const allowed = [...new Set(matches.map((m) => m.route.method))];
+    throw new MethodNotAllowed(
+      method,
+      pathname,
+      allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed,
+    );
+  }
+  const prefix = pathname.split('/').slice(0, 2).join('/');
+  const nearby = routes.filter((r) => r.path.startsWith(`${prefix}/`));
+  const listed = (nearby.length > 0 ? nearby : routes).map((r) => `${r.method} ${r.path}`);
+  throw new LmtabError(
+    'not_found',
+    `No route for ${method} ${pathname}: expected one of ${listed.join(', ')}.`,
+  );
+}
+
+function matchPath(pattern: string, pathname: string): Record<string, string> | undefined {
+  if (!pattern.endsWith('{id}')) return pattern === pathname ? {} : undefined;
+  const prefix = pattern.slice(0, -'{id}'.length);
+  if (!pathname.startsWith(prefix) || pathname.length === prefix.length) return undefined;
+  const raw = pathname.slice(prefix.length);
+  try {
+    return { id: decodeURIComponent(raw) };
+  } catch {
+    return { id: raw };
+  }
+}

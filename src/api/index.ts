@@ -1,0 +1,11 @@
+export { createRouter } from './create-router.js';
+export type { Router, RouterHandleOptions, RouterOptions } from './create-router.js';
+export { customizeRequest } from './customize-request.js';
+export { createNdjsonEncoder, formatNdjsonLine } from './ndjson-encoder.js';
+export { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
+export type { OllamaErrorBody } from './ollama/ollama-error.js';
+export { openAiErrorBody, openAiErrorResponse } from './openai/openai-error.js';
+export type { OpenAiErrorBody } from './openai/openai-error.js';
+export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
+export type { SseMessage } from './sse-encoder.js';
+export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';

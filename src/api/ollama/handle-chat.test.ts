@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { modelRecordFixture } from '../testing/model-record-fixture.js';
+import { readChunks, routerHarness } from '../testing/router-harness.js';
+
+const at = '2026-11-21T12:00:00.000Z';
+const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+const vision = modelRecordFixture({
+  id: 'lfm2-vl',
+  projector: { fileId: 'p', name: 'p.gguf', size: 1, chunkSize: 1, chunks: 1, complete: true },
+});
+
+describe('POST /api/chat', () => {
+  it('streams assistant messages as NDJSON, the last one with nanosecond durations', async () => {
+    const { send } = routerHarness();
+    const response = await send('/api/chat', {
+      model: 'lfm2-350m',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(response.headers.get('Content-Type')).toBe('application/x-ndjson');
+    const message = (content: string) => `"message":{"role":"assistant","content":"${content}"}`;
+    expect(await readChunks(response)).toEqual([
+      `{"model":"lfm2-350m","created_at":"${at}",${message('Hello')},"done":false}\n`,
+      `{"model":"lfm2-350m","created_at":"${at}",${message(',')},"done":false}\n`,
+      `{"model":"lfm2-350m","created_at":"${at}",${message(' world')},"done":false}\n`,
+      `{"model":"lfm2-350m","created_at":"${at}",${message('')},"done":true,"done_reason":"stop",` +
+        '"total_duration":52000000,"load_duration":1500000,"prompt_eval_count":7,' +
+        '"prompt_eval_duration":20000000,"eval_count":3,"eval_duration":30250000}\n',
+    ]);
+  });
+
+  it('hands the engine message images as bytes before the text', async () => {
+    const { send, engine } = routerHarness({ records: [vision] });
+    const response = await send('/api/chat', {
+      model: 'lfm2-vl',
+      stream: false,
+      messages: [
+        { role: 'system', content: 'Describe images.' },
+        { role: 'user', content: 'What is this?', images: [btoa(String.fromCharCode(...png))] },
+      ],
+      options: { temperature: 0.5, repeat_penalty: 1.05 },
+    });
+    expect(await response.json()).toMatchObject({
+      message: { role: 'assistant', content: 'Hello, world' },
+      done: true,
+      done_reason: 'stop',
+      eval_count: 3,
+    });
+    expect(engine.requests[0]).toEqual({
+      model: 'lfm2-vl',
+      input: {
+        kind: 'chat',
+        messages: [
+          { role: 'system', content: [{ type: 'text', text: 'Describe images.' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'image', data: png, mimeType: 'image/png' },
+              { type: 'text', text: 'What is this?' },
+            ],
+          },
+        ],
+      },
+      sampling: { temperature: 0.5, repeatPenalty: 1.05 },
+    });
+  });
+
+  it('loads the model when there are no messages', async () => {
+    const { send, engine } = routerHarness();
+    const response = await send('/api/chat', { model: 'lfm2-350m', messages: [] });
+    expect(await response.json()).toEqual({
+      model: 'lfm2-350m',
+      created_at: at,
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: 'load',
+    });
+    expect(engine.loads).toHaveLength(1);
+  });
+
+  it('names the message image that cannot be read', async () => {
+    const { send } = routerHarness({ records: [vision] });
+    const response = await send('/api/chat', {
+      model: 'lfm2-vl',
+      messages: [{ role: 'user', content: 'x', images: [btoa('not an image')] }],
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error:
+        'Invalid image at `messages[0].images[0]`: expected a PNG, JPEG, GIF, WebP or BMP image, ' +
+        'received 12 bytes that are none of these (first bytes: 6e 6f 74 20 61 6e 20 69).',
+    });
+  });
+});

@@ -1,0 +1,19 @@
+import { isComplete } from '../../store/index.js';
+import { jsonResponse } from '../json-response.js';
+import type { RouteContext } from '../route-context.js';
+import { modelDetails } from './model-details.js';
+
+/** `GET /api/tags`: every complete stored model, Ollama's way. */
+export async function handleTags(context: RouteContext): Promise<Response> {
+  const records = (await context.store.list()).filter(isComplete);
+  return jsonResponse({
+    models: records.map((record) => ({
+      name: record.id,
+      model: record.id,
+      modified_at: new Date(record.createdAt).toISOString(),
+      size: record.sizeBytes,
+      digest: record.digest ?? '',
+      details: modelDetails(record),
+    })),
+  });
+}

@@ -1,0 +1,7 @@
+import { jsonResponse } from '../json-response.js';
+import type { RouteContext } from '../route-context.js';
+
+/** `GET /api/version`: lmtab's version. */
+export function handleVersion(context: RouteContext): Promise<Response> {
+  return Promise.resolve(jsonResponse({ version: context.version }));
+}

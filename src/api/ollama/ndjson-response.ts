@@ -1,0 +1,21 @@
+import { iterableToStream } from '../iterable-to-stream.js';
+import { createNdjsonEncoder } from '../ndjson-encoder.js';
+import { ollamaErrorBody } from './ollama-error.js';
+
+/** Options of {@link ndjsonResponse}. */
+export interface NdjsonResponseOptions {
+  /** Called when the client cancels the body; aborts the generation. */
+  onCancel: (reason: unknown) => void;
+}
+
+/** An `application/x-ndjson` response; a failure mid-stream is a last `{"error": ...}` line. */
+export function ndjsonResponse(
+  values: AsyncIterable<unknown>,
+  options: NdjsonResponseOptions,
+): Response {
+  const body = iterableToStream<unknown>(values, {
+    onError: ollamaErrorBody,
+    onCancel: options.onCancel,
+  }).pipeThrough(createNdjsonEncoder());
+  return new Response(body, { headers: { 'Content-Type': 'application/x-ndjson' } });
+}

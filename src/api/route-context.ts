@@ -1,0 +1,35 @@
+import type { Engine } from '../engine/index.js';
+import type { ModelStore } from '../store/index.js';
+
+/** What a route handler gets for one request. */
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  /** Path parameters, e.g. `id` of `/v1/models/{id}` (URL-decoded, may contain `/` and `:`). */
+  params: Readonly<Record<string, string>>;
+  /** Aborted when the client goes away or the response body is cancelled; pass it to the engine. */
+  signal: AbortSignal;
+  /** Aborts `signal`; streamed responses call it when their body is cancelled. */
+  abort(reason?: unknown): void;
+  engine: Engine;
+  store: ModelStore;
+  /** Epoch milliseconds now. */
+  clock: () => number;
+  /** Fetches images given by http(s) URL. */
+  fetch: typeof globalThis.fetch;
+  /** Largest request body (and fetched image) accepted, in bytes. */
+  maxBodyBytes: number;
+  /** lmtab's version, answered by `/api/version`. */
+  version: string;
+}
+
+/** Answers one matched request; anything it throws becomes the protocol's error response. */
+export type RouteHandler = (context: RouteContext) => Promise<Response>;
+
+/** One entry of the route table. */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Exact path, or a prefix ending in `{id}` that captures the rest of the path (slashes too). */
+  path: string;
+  handler: RouteHandler;
+}

@@ -1,0 +1,31 @@
+import { handleChat } from './ollama/handle-chat.js';
+import { handleDelete } from './ollama/handle-delete.js';
+import { handleEngineInfo } from './ollama/handle-engine-info.js';
+import { handleGenerate } from './ollama/handle-generate.js';
+import { handlePs } from './ollama/handle-ps.js';
+import { handleShow } from './ollama/handle-show.js';
+import { handleTags } from './ollama/handle-tags.js';
+import { handleVersion } from './ollama/handle-version.js';
+import { handleChatCompletions } from './openai/handle-chat-completions.js';
+import { handleCompletions } from './openai/handle-completions.js';
+import { handleGetModel, handleListModels } from './openai/handle-models.js';
+import type { Route } from './route-context.js';
+
+/**
+ * Every route of the API. `/api/pull`, `/api/create` and `/api/copy` join here with the hub and
+ * Modelfile work; until then they answer 404 like any unknown path.
+ */
+export const routes: readonly Route[] = [
+  { method: 'POST', path: '/v1/chat/completions', handler: handleChatCompletions },
+  { method: 'POST', path: '/v1/completions', handler: handleCompletions },
+  { method: 'GET', path: '/v1/models', handler: handleListModels },
+  { method: 'GET', path: '/v1/models/{id}', handler: handleGetModel },
+  { method: 'POST', path: '/api/generate', handler: handleGenerate },
+  { method: 'POST', path: '/api/chat', handler: handleChat },
+  { method: 'GET', path: '/api/tags', handler: handleTags },
+  { method: 'POST', path: '/api/show', handler: handleShow },
+  { method: 'DELETE', path: '/api/delete', handler: handleDelete },
+  { method: 'GET', path: '/api/ps', handler: handlePs },
+  { method: 'GET', path: '/api/version', handler: handleVersion },
+  { method: 'GET', path: '/api/lmtab/engine', handler: handleEngineInfo },
+];

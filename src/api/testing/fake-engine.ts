@@ -1,0 +1,121 @@
+import type {
+  Engine,
+  EngineInfo,
+  FinishReason,
+  GenerateOptions,
+  GenerateRequest,
+  LoadedModel,
+  LoadOptions,
+  Timings,
+} from '../../engine/index.js';
+import type { ModelRecord } from '../../store/index.js';
+
+/** What the fake engine does for one request. */
+export interface FakeScript {
+  /** Token texts to yield; default `['Hello', ',', ' world']`. */
+  tokens?: string[];
+  /** Throw this before the first token. */
+  failBefore?: unknown;
+  /** Throw this after yielding all tokens (instead of `done`). */
+  failAfter?: unknown;
+  /** After the tokens, wait until the signal aborts (a generation that never ends by itself). */
+  hang?: boolean;
+}
+
+/** An Engine double that records what it was asked and plays a script. */
+export interface FakeEngine extends Engine {
+  requests: GenerateRequest[];
+  signals: AbortSignal[];
+  loads: { model: string; options: LoadOptions | undefined }[];
+  unloads: (string | undefined)[];
+  resident: LoadedModel[];
+}
+
+/** Engine info the fake reports. */
+export const fakeEngineInfo: EngineInfo = {
+  engine: 'fake',
+  backend: 'webgpu',
+  adapter: 'Test GPU',
+  threads: 2,
+  gpuLayers: 17,
+  crossOriginIsolated: true,
+};
+
+/** Timings every fake `done` event carries, in milliseconds. */
+export const fakeTimings: Timings = { loadMs: 1.5, promptMs: 20, decodeMs: 30.25, totalMs: 52 };
+
+/**
+ * Creates an Engine double: it honours `maxTokens` (finish `length`) and `stop` (finish `stop`
+ * before a token equal to a stop sequence), and throws an AbortError once its signal aborts.
+ */
+export function createFakeEngine(
+  script: (request: GenerateRequest) => FakeScript = () => ({}),
+): FakeEngine {
+  const engine: FakeEngine = {
+    requests: [],
+    signals: [],
+    loads: [],
+    unloads: [],
+    resident: [],
+    generate(request: GenerateRequest, options?: GenerateOptions) {
+      engine.requests.push(request);
+      const signal = options?.signal ?? new AbortController().signal;
+      engine.signals.push(signal);
+      return play(request, script(request), signal);
+    },
+    load(model, options) {
+      engine.loads.push({ model, options });
+      const loaded: LoadedModel = {
+        model,
+        sizeBytes: 229_000_000,
+        contextLength: options?.contextLength ?? 4096,
+        parallel: 1,
+        active: 0,
+        info: fakeEngineInfo,
+        expiresAt: Date.UTC(2026, 10, 21, 12, 5, 0),
+      };
+      engine.resident.push(loaded);
+      return Promise.resolve(loaded);
+    },
+    unload(model) {
+      engine.unloads.push(model);
+      engine.resident = engine.resident.filter((m) => model !== undefined && m.model !== model);
+      return Promise.resolve();
+    },
+    loaded: () => engine.resident,
+    info: () => Promise.resolve(fakeEngineInfo),
+    supportsImages: (record: ModelRecord) => record.projector !== undefined,
+  };
+  return engine;
+}
+
+async function* play(request: GenerateRequest, script: FakeScript, signal: AbortSignal) {
+  const abortError = () => new DOMException('The generation was aborted.', 'AbortError');
+  await Promise.resolve();
+  if (script.failBefore !== undefined) throw script.failBefore;
+  const limit = request.sampling.maxTokens ?? Infinity;
+  let finishReason: FinishReason = 'stop';
+  let count = 0;
+  for (const text of script.tokens ?? ['Hello', ',', ' world']) {
+    if (signal.aborted) throw abortError();
+    if (request.sampling.stop?.includes(text) === true) break;
+    if (count === limit) {
+      finishReason = 'length';
+      break;
+    }
+    count++;
+    yield { type: 'token' as const, text };
+    await Promise.resolve();
+  }
+  if (script.hang === true && !signal.aborted) {
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  }
+  if (signal.aborted) throw abortError();
+  if (script.failAfter !== undefined) throw script.failAfter;
+  yield {
+    type: 'done' as const,
+    finishReason,
+    usage: { promptTokens: 7, completionTokens: count },
+    timings: fakeTimings,
+  };
+}

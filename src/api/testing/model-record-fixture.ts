@@ -1,0 +1,34 @@
+import type { ModelRecord } from '../../store/index.js';
+
+/** A complete stored model for tests (LFM2-350M-shaped), with fields overridable. */
+export function modelRecordFixture(overrides: Partial<ModelRecord> = {}): ModelRecord {
+  const id = overrides.id ?? 'lfm2-350m';
+  return {
+    id,
+    source: { kind: 'import', fileName: `${id}.gguf` },
+    files: [
+      {
+        fileId: `${id}-0`,
+        name: `${id}.gguf`,
+        size: 229_000_000,
+        chunkSize: 16_777_216,
+        chunks: 14,
+        complete: true,
+      },
+    ],
+    gguf: {
+      architecture: 'lfm2',
+      name: 'LFM2 350M',
+      parameterCount: 354_483_968,
+      contextLength: 128_000,
+      embeddingLength: 1024,
+      blockCount: 16,
+      quantization: 'Q4_K_M',
+      fileKind: 'model',
+    },
+    sizeBytes: 229_000_000,
+    digest: 'a'.repeat(64),
+    createdAt: Date.UTC(2026, 10, 21, 12, 0, 0),
+    ...overrides,
+  };
+}

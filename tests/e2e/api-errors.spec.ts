@@ -14,11 +14,7 @@ test.describe('bad input gets a clear OpenAI-shaped error with the right status'
     model = await importModel(page, 'tiny-lfm2.gguf');
   });
 
-  const post = (
-    page: import('@playwright/test').Page,
-    body: string,
-    path = '/v1/chat/completions',
-  ) =>
+  const post = (page: Page, body: string, path = '/v1/chat/completions') =>
     page.evaluate(
       async ([path, body]) => {
         const response = await fetch(path, {

@@ -28,6 +28,11 @@ export interface AppOptions {
   keepAlive?: string | number;
   /** Longest one request may take, streaming included: `'600s'`, `'10m'` or seconds; default `'600s'`. */
   requestTimeout?: string | number;
+  /**
+   * Longest a new replica may take to become ready (start Chromium, download and load the model)
+   * before Knative gives up on it: `'20m'` or seconds; default `'20m'`.
+   */
+  startupTimeout?: string | number;
   /** Give each replica one NVIDIA GPU (WebGPU through Vulkan in Chromium); default false (WebAssembly on the CPU). */
   gpu?: boolean;
   /** Memory per replica as a Kubernetes quantity (`'8Gi'`); default none (the cluster's default). */
@@ -53,6 +58,8 @@ export interface AppDefinition {
   readonly keepAliveSeconds: number;
   /** Seconds. */
   readonly requestTimeoutSeconds: number;
+  /** Seconds. */
+  readonly startupTimeoutSeconds: number;
   readonly gpu: boolean;
   readonly memory: string | undefined;
   readonly cpu: string | undefined;
@@ -72,6 +79,7 @@ const optionNames: readonly (keyof AppOptions)[] = [
   'maxConcurrency',
   'keepAlive',
   'requestTimeout',
+  'startupTimeout',
   'gpu',
   'memory',
   'cpu',
@@ -119,7 +127,7 @@ function quantity(options: AppOptions, field: 'memory' | 'cpu' | 'storage'): str
 
 function duration(
   options: AppOptions,
-  field: 'keepAlive' | 'requestTimeout',
+  field: 'keepAlive' | 'requestTimeout' | 'startupTimeout',
   fallback: string,
 ): number {
   const value = options[field] ?? fallback;
@@ -199,6 +207,10 @@ export function defineApp(options: AppOptions): AppDefinition {
   if (requestTimeoutSeconds < 1) {
     throw invalid('requestTimeout', 'at least "1s"', options.requestTimeout);
   }
+  const startupTimeoutSeconds = duration(options, 'startupTimeout', '20m');
+  if (startupTimeoutSeconds < 1) {
+    throw invalid('startupTimeout', 'at least "1s"', options.startupTimeout);
+  }
   const gpu = options.gpu ?? false;
   if (typeof gpu !== 'boolean') throw invalid('gpu', 'true or false', gpu);
   return Object.freeze({
@@ -212,6 +224,7 @@ export function defineApp(options: AppOptions): AppDefinition {
     maxConcurrency,
     keepAliveSeconds,
     requestTimeoutSeconds,
+    startupTimeoutSeconds,
     gpu,
     memory: quantity(options, 'memory'),
     cpu: quantity(options, 'cpu'),

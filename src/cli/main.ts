@@ -1,7 +1,11 @@
 // The `lmtab` command's main: parses arguments and wires the real relay.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { createRelay } from '../relay/index.js';
+import { processCloudContext } from './cloud-cli-context.js';
+import { cloudCommand } from './cloud-command.js';
+import { keysCommand } from './keys-command.js';
 
 const root = new URL('../../', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
@@ -36,5 +40,8 @@ program
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+
+const cloudContext = processCloudContext(version, fileURLToPath(root));
+program.addCommand(cloudCommand(cloudContext)).addCommand(keysCommand(cloudContext));
 
 await program.parseAsync(process.argv);

@@ -43,10 +43,15 @@ export const runCommand: RunCommand = (program, args) =>
     });
   });
 
-/** The first non-empty line of a command's output, stderr first. */
-function firstLine(result: CommandResult): string {
-  const lines = `${result.stderr}\n${result.stdout}`.split('\n').map((line) => line.trim());
-  return lines.find((line) => line !== '') ?? 'no output';
+/** The last non-empty line of stderr (kubectl ends with its summary), else of stdout. */
+function summary(result: CommandResult): string {
+  const last = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .at(-1);
+  return last(result.stderr) ?? last(result.stdout) ?? 'no output';
 }
 
 /**
@@ -67,7 +72,7 @@ export async function applyManifests(options: ApplyManifestsOptions): Promise<Ap
   if (info.code !== 0) {
     return {
       applied: false,
-      message: `Not applied: kubectl found no reachable cluster (${firstLine(info)}). Point kubectl at a cluster and run: kubectl apply -f ${join(options.outDir, 'k8s')}`,
+      message: `Not applied: kubectl found no reachable cluster (${summary(info)}). Point kubectl at a cluster and run: kubectl apply -f ${join(options.outDir, 'k8s')}`,
     };
   }
   const knative = await run(kubectl, [
@@ -87,7 +92,7 @@ export async function applyManifests(options: ApplyManifestsOptions): Promise<Ap
   if (apply.code !== 0) {
     return {
       applied: false,
-      message: `kubectl apply failed: ${firstLine(apply)}`,
+      message: `kubectl apply failed: ${summary(apply)}`,
       output: apply.stdout + apply.stderr,
     };
   }

@@ -12,7 +12,8 @@ import type { KeyInfo, KeyRecord } from './key-store.js';
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
   /** The apps behind the gateway; a function is asked on every request (routes may change). */
-  routes: readonly GatewayRoute[] | (() => readonly GatewayRoute[]);
+  routes:
+    readonly GatewayRoute[] | (() => readonly GatewayRoute[] | Promise<readonly GatewayRoute[]>);
   /** The stored keys (hashes), asked on every request to a private app. */
   keys: () => Promise<readonly KeyRecord[]>;
   /** Interface to listen on; default `127.0.0.1`. */
@@ -133,7 +134,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const routes =
     typeof options.routes === 'function'
       ? options.routes
-      : () => options.routes as readonly GatewayRoute[];
+      : async () => options.routes as readonly GatewayRoute[];
   const now = options.now ?? (() => new Date());
   const handle = async (
     request: IncomingMessage,
@@ -143,12 +144,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const url = request.url ?? '/';
     if (new URL(url, 'http://gateway').pathname === '/health') {
       response.writeHead(200, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ status: 'ok', apps: routes().length }));
+      response.end(JSON.stringify({ status: 'ok', apps: (await routes()).length }));
       return;
     }
     let match: RouteMatch;
     try {
-      match = matchGatewayRoute(url, routes());
+      match = matchGatewayRoute(url, await routes());
     } catch (error) {
       await sendError(new URL(url, 'http://gateway').pathname, toLmtabError(error), response);
       return;

@@ -70,9 +70,9 @@ beforeAll(async () => {
   sample = (await loadApp(`${fixtures}sample-app.ts::serve`)).definition;
   keys = parseKeyFile(await readFile(`${fixtures}sample-keys.json`, 'utf8'));
   plan = planDeploy(options());
-});
+}, 60_000);
 
-describe('planDeploy for the sample app', () => {
+describe('planDeploy for the sample app', { timeout: 60_000 }, () => {
   it('matches the golden files', async () => {
     expect([...plan.files.keys()].sort()).toEqual([
       '.dockerignore',

@@ -17,6 +17,7 @@ export type { DeployPlan, DeployPlanOptions } from './deploy-plan.js';
 export { renderDockerfile, renderDockerignore } from './dockerfile.js';
 export type { DockerfileOptions } from './dockerfile.js';
 export { formatDuration, parseDuration } from './duration.js';
+export { createGatewayConfigReader, parseGatewayConfig } from './gateway-config.js';
 export { GATEWAY, gatewayArgs, gatewayManifests } from './gateway-manifests.js';
 export type { GatewayConfig, GatewayManifestOptions } from './gateway-manifests.js';
 export {

@@ -80,7 +80,7 @@ describe('suggestAppName', () => {
   });
 });
 
-describe('loadApp', () => {
+describe('loadApp', { timeout: 60_000 }, () => {
   it('bundles a TypeScript app file with local imports and lmtab/cloud', async () => {
     const app = await loadApp('chat-bot.ts::serve', { cwd: folder });
     expect(app.file).toBe(join(folder, 'chat-bot.ts'));

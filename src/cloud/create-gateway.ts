@@ -1,13 +1,13 @@
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { errorResponse } from '../api/wire-errors.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { authorizeRequest, EXPECTED_AUTHORIZATION } from './authorize-request.js';
-import { forwardHeaders, formatAccessLog, matchGatewayRoute } from './gateway-routing.js';
+import { formatAccessLog, matchGatewayRoute } from './gateway-routing.js';
 import type { GatewayRoute, RouteMatch } from './gateway-routing.js';
 import type { KeyInfo, KeyRecord } from './key-store.js';
+import { proxyRequest, sendWebResponse } from './proxy-request.js';
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -36,93 +36,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-// Keys travel in a header, never in cookies, so any origin may call (as OpenAI's API allows).
-const corsHeaders = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'Retry-After, WWW-Authenticate',
-};
-
-async function sendResponse(response: Response, out: ServerResponse): Promise<void> {
-  out.writeHead(response.status, { ...corsHeaders, ...Object.fromEntries(response.headers) });
-  out.end(Buffer.from(await response.arrayBuffer()));
-}
-
 function sendError(pathname: string, error: LmtabError, out: ServerResponse): Promise<void> {
   const response = errorResponse(pathname, error);
   if (error.code === 'unauthorized') {
     response.headers.set('WWW-Authenticate', 'Key realm="lmtab"');
     response.headers.set('X-Lmtab-Expected-Authorization', EXPECTED_AUTHORIZATION);
   }
-  return sendResponse(response, out);
-}
-
-/** Streams the request to the app and its answer back, cancelling upstream if the client leaves. */
-function forward(
-  match: RouteMatch,
-  request: IncomingMessage,
-  response: ServerResponse,
-  protocol: 'http' | 'https',
-): Promise<void> {
-  const upstream = new URL(match.route.upstream);
-  const base = upstream.pathname.replace(/\/$/, '');
-  const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-  const forwardedProto = request.headers['x-forwarded-proto'];
-  return new Promise<void>((done, fail) => {
-    const outgoing = send(
-      {
-        protocol: upstream.protocol,
-        hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
-        port: upstream.port,
-        method: request.method,
-        path: base + match.path,
-        headers: forwardHeaders(request.headers, {
-          prefix: match.prefix,
-          host: request.headers.host,
-          protocol:
-            forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : protocol,
-          clientAddress: request.socket.remoteAddress,
-        }),
-        timeout:
-          match.route.timeoutSeconds === undefined ? undefined : match.route.timeoutSeconds * 1000,
-      },
-      (answer) => {
-        const headers: Record<string, string | string[] | undefined> = {
-          ...corsHeaders,
-          ...answer.headers,
-        };
-        delete headers.connection;
-        delete headers['keep-alive'];
-        delete headers['transfer-encoding'];
-        response.writeHead(answer.statusCode ?? 502, headers);
-        answer.pipe(response);
-        answer.on('end', () => done());
-        answer.on('error', () => {
-          response.destroy();
-          done();
-        });
-      },
-    );
-    outgoing.on('timeout', () => {
-      outgoing.destroy(
-        new LmtabError(
-          'engine_busy',
-          `The app ${match.prefix} took longer than its request timeout of ${match.route.timeoutSeconds}s.`,
-          { status: 504 },
-        ),
-      );
-    });
-    outgoing.on('error', (error) => {
-      if (response.headersSent) {
-        response.destroy();
-        done();
-      } else fail(error);
-    });
-    // A client that goes away cancels the generation upstream.
-    response.on('close', () => {
-      if (!response.writableFinished) outgoing.destroy();
-    });
-    request.pipe(outgoing);
-  });
+  return sendWebResponse(response, out);
 }
 
 /**
@@ -157,7 +77,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // Browsers ask before sending Authorization across origins; preflights carry no key.
     if (request.method === 'OPTIONS') {
       response.writeHead(204, {
-        ...corsHeaders,
+        'access-control-allow-origin': '*',
         'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
         'Access-Control-Allow-Headers':
           request.headers['access-control-request-headers'] ?? 'Authorization, Content-Type',
@@ -175,7 +95,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }
     note(decision.key);
     try {
-      await forward(match, request, response, options.protocol ?? 'http');
+      await proxyRequest(request, response, {
+        upstream: match.route.upstream,
+        path: match.path,
+        prefix: match.prefix,
+        timeoutSeconds: match.route.timeoutSeconds,
+        protocol: options.protocol ?? 'http',
+      });
     } catch (error) {
       const cause = error instanceof LmtabError ? error : undefined;
       await sendError(

@@ -69,6 +69,7 @@ const hopByHop = new Set([
 
 /** Facts about the client's request that the app may want (`X-Forwarded-*`). */
 export interface ForwardedFacts {
+  /** The URL prefix the client used (`/ORG/APP`); empty for none. */
   prefix: string;
   host: string | undefined;
   protocol: 'http' | 'https';
@@ -94,7 +95,7 @@ export function forwardHeaders(
     if (hopByHop.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue;
     headers[name] = value;
   }
-  headers['x-forwarded-prefix'] = facts.prefix;
+  if (facts.prefix !== '') headers['x-forwarded-prefix'] = facts.prefix;
   headers['x-forwarded-proto'] = facts.protocol;
   if (facts.host !== undefined) headers['x-forwarded-host'] = facts.host;
   if (facts.clientAddress !== undefined) headers['x-forwarded-for'] = facts.clientAddress;

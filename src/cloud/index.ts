@@ -63,10 +63,14 @@ export {
 export type { AppDeployment } from './knative-service.js';
 export { loadApp, parseAppReference, suggestAppName } from './load-app.js';
 export type { AppReference, LoadAppOptions, LoadedApp } from './load-app.js';
+export { pullAndLoad, storedModelName } from './pull-and-load.js';
+export type { PullAndLoadOptions } from './pull-and-load.js';
 export { proxyRequest, sendWebResponse } from './proxy-request.js';
 export type { ProxyTarget } from './proxy-request.js';
 export { createReplicaFront } from './replica-front.js';
 export type { ReplicaFront, ReplicaFrontOptions, ReplicaState } from './replica-front.js';
 export { appServiceName, assertDnsLabel } from './resource-names.js';
+export { startAppServer } from './start-app-server.js';
+export type { AppServer, AppServerOptions, RunningRelay } from './start-app-server.js';
 export { readExistingRoutes, writeDeployFolder } from './write-deploy-folder.js';
 export type { WriteDeployFolderOptions } from './write-deploy-folder.js';

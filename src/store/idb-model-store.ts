@@ -85,7 +85,9 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
   }
 
   async function deleteChunks(file: StoredFile): Promise<void> {
-    const keys = Array.from({ length: file.chunks }, (_, i) => chunkKey(file.fileId, i));
+    // A download may have written chunk `chunks` and stopped before saving its record: drop it too.
+    const count = file.complete ? file.chunks : file.chunks + 1;
+    const keys = Array.from({ length: count }, (_, i) => chunkKey(file.fileId, i));
     if (keys.length > 0) await delMany(keys, chunks);
   }
 
@@ -265,6 +267,11 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     touch,
     writeChunk,
     putRecord: (record) => set(record.id, record, records),
+    readFile: readBlob,
+    partials: async () =>
+      (await values<ModelRecord>(records))
+        .filter((record) => !isComplete(record))
+        .sort((a, b) => a.createdAt - b.createdAt),
   };
 }
 
@@ -274,4 +281,8 @@ export interface ChunkWriter {
   writeChunk(file: StoredFile, index: number, data: Blob): Promise<void>;
   /** Saves a record (also a partial one, while downloading). */
   putRecord(record: ModelRecord): Promise<void>;
+  /** The stored chunks of a file as one Blob (also of a file still downloading). */
+  readFile(file: StoredFile): Promise<Blob>;
+  /** Every unfinished download, oldest first. */
+  partials(): Promise<ModelRecord[]>;
 }

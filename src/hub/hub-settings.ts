@@ -1,3 +1,5 @@
+import { DEFAULT_HUB_ENDPOINT } from './hub-client.js';
+
 /** The person's hub settings, kept in the browser's localStorage. */
 export interface HubSettings {
   /** Hub base URL; blank or absent means `https://huggingface.co`. */
@@ -44,4 +46,20 @@ export function watchHubSettings(listener: (settings: HubSettings) => void): () 
   const channel = new BroadcastChannel(hubSettingsChannel);
   channel.onmessage = (event: MessageEvent<HubSettings>) => listener(event.data);
   return () => channel.close();
+}
+
+/**
+ * The headers a request to `url` needs: the token as `Authorization: Bearer`, only when the URL is
+ * on the configured hub (a token must never travel to another host).
+ */
+export function hubHeadersFor(url: string, settings: HubSettings): Record<string, string> {
+  if (settings.token === undefined) return {};
+  let hubOrigin: string;
+  try {
+    hubOrigin = new URL(settings.endpoint ?? DEFAULT_HUB_ENDPOINT).origin;
+    if (new URL(url).origin !== hubOrigin) return {};
+  } catch {
+    return {};
+  }
+  return { Authorization: `Bearer ${settings.token}` };
 }

@@ -196,6 +196,7 @@ describe('downloadModel', () => {
     const missing = await run(await requestFor('acme/LFM2-350M-GGUF:Q8_0'), { store });
     expect(missing.error).toMatchObject({ code: 'model_not_found', status: 404 });
     expect((missing.error as Error).message).toMatch(/LFM2-350M-Q8_0\.gguf was not found on http/);
+    expect(await store.get('hf.co/acme/LFM2-350M-GGUF:Q8_0')).toBeUndefined();
 
     const gated = await run(await requestFor('acme/Gated-GGUF'), { store });
     expect(gated.error).toMatchObject({ code: 'unauthorized', status: 401 });
@@ -207,7 +208,7 @@ describe('downloadModel', () => {
     expect(withToken.record?.files[0]?.complete).toBe(true);
   });
 
-  it('gives up after the retries, keeping what is stored', async () => {
+  it('gives up after the retries; a download that stored nothing leaves nothing', async () => {
     const store = createMemoryDownloadStore();
     hub.fail(model, 500);
     const { error, events } = await run(await requestFor('acme/LFM2-350M-GGUF'), {
@@ -217,7 +218,7 @@ describe('downloadModel', () => {
     expect(events.filter((e) => e.type === 'retry')).toHaveLength(2);
     expect(error).toMatchObject({ code: 'download_failed' });
     expect((error as Error).message).toMatch(/failed 3 times in a row.*HTTP 500/);
-    expect(store.records.size).toBe(1);
+    expect(store.records.size).toBe(0);
   });
 
   it('downloads split parts as one model and counts the parameters of every part', async () => {

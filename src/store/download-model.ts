@@ -198,7 +198,9 @@ export async function* downloadModel(
     };
     return finished;
   } catch (error) {
-    if (signal?.aborted === true && !(error instanceof LmtabError && error.code !== 'aborted')) {
+    const stopped = signal?.aborted === true;
+    if (!stopped) await dropIfEmpty(store, request.id);
+    if (stopped && !(error instanceof LmtabError && error.code !== 'aborted')) {
       throw new LmtabError(
         'aborted',
         `The download of ${request.id} was stopped; what is stored so far stays, and it resumes from there.`,
@@ -511,6 +513,15 @@ async function summarize(store: DownloadStore, record: ModelRecord): Promise<Ggu
     }
   }
   return summary;
+}
+
+/** Deletes a download that failed before storing any byte: there is nothing to resume. */
+async function dropIfEmpty(store: DownloadStore, id: string): Promise<void> {
+  const record = await store.get(id).catch(() => undefined);
+  if (record === undefined || isComplete(record)) return;
+  if (filesOf(record).every((file) => !file.complete && file.chunks === 0)) {
+    await store.delete(id).catch(() => false);
+  }
 }
 
 function newRecord(

@@ -27,6 +27,8 @@ export type {
   DownloadStore,
 } from './download-model.js';
 export { resumeRequest } from './resume-request.js';
+export { DownloadManager } from './download-manager.js';
+export type { DownloadManagerOptions, DownloadState, DownloadStatus } from './download-manager.js';
 export { RateMeter } from './rate-meter.js';
 export type { RateMeterOptions } from './rate-meter.js';
 export { ensureSpace, formatBytes } from './storage-space.js';

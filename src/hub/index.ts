@@ -34,6 +34,7 @@ export type { HubDownloadRequestOptions } from './download-request.js';
 export { resolveHubModel } from './resolve-hub-model.js';
 export type { ResolvedHubModel, ResolveHubModelOptions } from './resolve-hub-model.js';
 export {
+  hubHeadersFor,
   hubSettingsChannel,
   loadHubSettings,
   saveHubSettings,

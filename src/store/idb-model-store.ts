@@ -5,7 +5,7 @@ import type { ModelCustomization, ModelRecord, StoredFile } from './model-record
 import { isComplete } from './model-record.js';
 import { Sha256 } from './sha256.js';
 import type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
-import { ensureSpace } from './storage-space.js';
+import { ensureSpace, formatBytes } from './storage-space.js';
 
 /** Options of {@link createIdbModelStore}. */
 export interface IdbModelStoreOptions {
@@ -76,9 +76,11 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
       await set(chunkKey(file.fileId, index), data, chunks);
     } catch (error) {
       if (error instanceof DOMException && error.name === 'QuotaExceededError') {
-        throw new LmtabError('quota_exceeded', `Storage is full while writing ${file.name}.`, {
-          cause: error,
-        });
+        throw new LmtabError(
+          'quota_exceeded',
+          `Not enough storage: the browser refused to store ${file.name} beyond ${formatBytes(index * file.chunkSize)} of ${formatBytes(file.size)} (its storage quota is full). Delete a model to make room, then try again.`,
+          { cause: error },
+        );
       }
       throw error;
     }

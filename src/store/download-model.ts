@@ -229,6 +229,12 @@ async function* fetchFile(run: Run, file: StoredFile): AsyncGenerator<DownloadEv
   const { options, record } = run;
   const retries = options.retries ?? 6;
   const firstDelay = options.retryDelayMs ?? 1000;
+  if (file.url === undefined && storedBytes(file) < file.size) {
+    throw new LmtabError(
+      'invalid_request',
+      `${record.id} cannot be downloaded: expected a URL for ${file.name} in its record, found none.`,
+    );
+  }
   if (file.chunks > 0 && file.hashState === undefined) {
     // Chunks without the hash state after them cannot be verified: fetch the file again.
     file.chunks = 0;

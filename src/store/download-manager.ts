@@ -238,6 +238,11 @@ export class DownloadManager extends EventTarget {
           await new Promise((resolve) => setTimeout(resolve, 250));
           continue;
         }
+        if (failure.code === 'engine_busy') {
+          // Another tab (or an /api/pull) has it: not a failure of the download itself.
+          this.update(entry, { status: 'paused', note: failure.message });
+          return;
+        }
         this.update(entry, {
           status: 'failed',
           rate: undefined,

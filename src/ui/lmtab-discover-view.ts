@@ -146,7 +146,7 @@ export class LmtabDiscoverView extends LitElement {
         headers: (url) => hubHeadersFor(url, loadHubSettings()),
       });
     }
-    if (changed.has('downloads') && this.isConnected) this.subscribe(this.downloads);
+    if (this.isConnected) this.subscribe(this.downloads);
   }
 
   private subscribe(manager: DownloadManager | undefined) {

@@ -280,6 +280,10 @@ test('deleting a downloaded model frees its space', async ({ page }) => {
   expect(status).toBe(200);
   expect(await storedCounts(page)).toEqual({ records: 0, chunks: 0 });
   await expect.poll(() => usage(page)).toBeLessThanOrEqual(before - fileSize);
+  test.info().annotations.push({
+    type: 'measured',
+    description: `storage usage ${before} bytes with the model, ${await usage(page)} after deleting it`,
+  });
 });
 
 test('/api/pull streams Ollama progress, fetches the projector along, and the model answers', async ({

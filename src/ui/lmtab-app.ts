@@ -1,14 +1,16 @@
 import { LitElement, css, html } from 'lit';
 import type { EngineHostHandle } from '../bridge/index.js';
 import type { EngineInfo } from '../engine/index.js';
-import type { ModelStore } from '../store/index.js';
+import type { DownloadManager, ModelStore } from '../store/index.js';
 import './lmtab-chat-view.js';
+import './lmtab-discover-view.js';
 import './lmtab-model-import.js';
 
 /** The app shell: engine status, model import and the chat. */
 export class LmtabApp extends LitElement {
   static override properties = {
     store: { attribute: false },
+    downloads: { attribute: false },
     engineHost: { attribute: false },
     ready: { type: Boolean },
     fatal: { type: String },
@@ -17,6 +19,7 @@ export class LmtabApp extends LitElement {
   };
 
   declare store: ModelStore | undefined;
+  declare downloads: DownloadManager | undefined;
   declare engineHost: EngineHostHandle | undefined;
   declare ready: boolean;
   declare fatal: string;
@@ -93,6 +96,14 @@ export class LmtabApp extends LitElement {
         .store=${this.store}
         @model-imported=${() => this.refresh()}
       ></lmtab-model-import>
+      <details open>
+        <summary>Discover models on the hub</summary>
+        <lmtab-discover-view
+          .store=${this.store}
+          .downloads=${this.downloads}
+          @model-downloaded=${() => this.refresh()}
+        ></lmtab-discover-view>
+      </details>
       <lmtab-chat-view .models=${this.models}></lmtab-chat-view>
     `;
   }

@@ -2,7 +2,7 @@
 import { startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { createIdbModelStore } from './store/index.js';
-import { loadEngineSettings } from './ui/index.js';
+import { createConversationStore, loadEngineSettings } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   if (app) {
     app.store = createIdbModelStore();
     app.engineHost = host;
+    app.conversations = createConversationStore();
     app.ready = true;
   }
 }

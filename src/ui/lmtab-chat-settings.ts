@@ -209,7 +209,7 @@ export class LmtabChatSettings extends LitElement {
   override render() {
     const s = this.settings;
     return html`
-      <section class="section" aria-labelledby="prompt-heading">
+      <section class="section">
         <h2 id="prompt-heading">System prompt</h2>
         <textarea
           aria-label="System prompt"
@@ -219,7 +219,7 @@ export class LmtabChatSettings extends LitElement {
             this.change({ systemPrompt: (e.target as HTMLTextAreaElement).value })}
         ></textarea>
       </section>
-      <section class="section" aria-labelledby="sampling-heading">
+      <section class="section">
         <div class="head">
           <h2 id="sampling-heading">Sampling</h2>
           <button

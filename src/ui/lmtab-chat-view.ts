@@ -352,7 +352,11 @@ export class LmtabChatView extends LitElement {
     if (changed.has('models') && !this.models.some((m) => m.id === this.model)) {
       this.model = preferredModel(this.models);
     }
-    if (changed.has('conversations') && this.conversations !== this.loadedStore) {
+    // Without a store (none given yet) the first update still opens a chat, kept in memory.
+    if (
+      !this.hasUpdated ||
+      (changed.has('conversations') && this.conversations !== this.loadedStore)
+    ) {
       this.loadedStore = this.conversations;
       void this.loadConversations();
     }

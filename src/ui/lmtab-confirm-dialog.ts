@@ -3,13 +3,13 @@ import { controlStyles } from './control-styles.js';
 
 /**
  * A modal question with Cancel and a confirming button (a native `<dialog>`, so focus is trapped
- * and Escape cancels). The body is slotted. Fires `confirm` or `cancel`; the owner closes it by
- * setting `open` to false.
+ * and Escape cancels). Fires `confirm` or `cancel`; the owner closes it by setting `open` to false.
  */
 export class LmtabConfirmDialog extends LitElement {
   static override properties = {
     open: { type: Boolean, reflect: true },
     heading: { type: String },
+    message: { type: String },
     confirmLabel: { type: String, attribute: 'confirm-label' },
     danger: { type: Boolean },
     busy: { type: Boolean },
@@ -19,6 +19,8 @@ export class LmtabConfirmDialog extends LitElement {
   declare open: boolean;
   /** The question, e.g. `Delete lfm2-350m?`. */
   declare heading: string;
+  /** What confirming does, in a sentence or two. */
+  declare message: string;
   /** Text of the confirming button; default `Confirm`. */
   declare confirmLabel: string;
   /** Styles the confirming button as destructive. */
@@ -30,6 +32,7 @@ export class LmtabConfirmDialog extends LitElement {
     super();
     this.open = false;
     this.heading = '';
+    this.message = '';
     this.confirmLabel = 'Confirm';
     this.danger = false;
     this.busy = false;
@@ -87,13 +90,14 @@ export class LmtabConfirmDialog extends LitElement {
   override render() {
     return html`<dialog
       aria-labelledby="heading"
+      aria-describedby="message"
       @cancel=${(event: Event) => {
         event.preventDefault();
         if (!this.busy) this.emit('cancel');
       }}
     >
       <h2 id="heading">${this.heading}</h2>
-      <div class="body"><slot></slot></div>
+      <p class="body" id="message">${this.message}</p>
       <div class="actions">
         <button type="button" ?disabled=${this.busy} @click=${() => this.emit('cancel')}>
           Cancel

@@ -228,14 +228,13 @@ export class LmtabConversationList extends LitElement {
         confirm-label="Delete chat"
         danger
         ?open=${deleting !== undefined}
+        message="Its ${deleting?.turns.length ?? 0} messages are removed from this browser. This cannot be undone."
         @cancel=${() => (this.deleting = undefined)}
         @confirm=${() => {
           if (deleting) this.emit('conversation-delete', { id: deleting.id });
           this.deleting = undefined;
         }}
       >
-        Its ${deleting?.turns.length ?? 0} messages are removed from this browser. This cannot be
-        undone.
       </lmtab-confirm-dialog>
     `;
   }

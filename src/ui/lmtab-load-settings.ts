@@ -159,7 +159,7 @@ export class LmtabLoadSettings extends LitElement {
   }
 
   override render() {
-    return html`<form @submit=${this.save}>
+    return html`<form novalidate @submit=${this.save}>
       ${this.fields.map(
         (field) =>
           html`<div class="field">

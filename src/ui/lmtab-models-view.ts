@@ -401,14 +401,13 @@ export class LmtabModelsView extends LitElement {
         ?busy=${this.deleting}
         ?open=${pending !== undefined}
         @cancel=${() => (this.pending = undefined)}
+        message=${
+          pending
+            ? `This frees ${formatBytes(pending.sizeBytes)} in this browser. Chats that used it keep their text; to run it again, download or import it again.`
+            : ''
+        }
         @confirm=${() => this.confirmDelete()}
       >
-        ${
-          pending
-            ? html`This frees ${formatBytes(pending.sizeBytes)} in this browser. Chats that used it
-              keep their text; downloading or importing it again is needed to run it.`
-            : nothing
-        }
       </lmtab-confirm-dialog>
     </div>`;
   }

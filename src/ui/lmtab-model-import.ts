@@ -129,6 +129,10 @@ export class LmtabModelImport extends LitElement {
       this.busy = false;
       this.share = undefined;
       input.value = '';
+      // The projector belongs to this import only: the next model must not pick it up.
+      this.projector = undefined;
+      const projectorInput = this.renderRoot.querySelector<HTMLInputElement>('[name="projector"]');
+      if (projectorInput) projectorInput.value = '';
     }
   }
 
@@ -136,7 +140,13 @@ export class LmtabModelImport extends LitElement {
     return html`
       <label>
         Projector file (optional)
-        <input type="file" accept=".gguf" ?disabled=${this.busy} @change=${this.onProjector} />
+        <input
+          type="file"
+          name="projector"
+          accept=".gguf"
+          ?disabled=${this.busy}
+          @change=${this.onProjector}
+        />
       </label>
       <label class="main">
         Import model file

@@ -14,6 +14,8 @@ test('My Models lists each model with its facts and storage, and deletes after a
   const text = await importModel(page, 'tiny-lfm2.gguf');
   const vision = await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
 
+  // The projector went with the vision model; the next import starts without one.
+  await expect(panel.getByLabel('Projector file (optional)')).toHaveValue('');
   const list = panel.getByRole('list', { name: 'Stored models' });
   await expect(list.getByRole('listitem')).toHaveCount(2);
   const textItem = list.locator(`[data-model="${text}"]`);

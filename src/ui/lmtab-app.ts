@@ -1,4 +1,4 @@
-import { LitElement, css, html, type TemplateResult } from 'lit';
+import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import type { EngineHostHandle } from '../bridge/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
@@ -44,6 +44,7 @@ export class LmtabApp extends LitElement {
     models: { state: true },
     engine: { state: true },
     engineError: { state: true },
+    modelsError: { state: true },
     tab: { state: true },
   };
 
@@ -62,6 +63,8 @@ export class LmtabApp extends LitElement {
   declare models: ModelRecord[];
   declare engine: EngineStatus | undefined;
   declare engineError: string;
+  /** Why the stored models could not be listed. */
+  declare modelsError: string;
   declare tab: TabId;
   private readonly onHashChange = () => {
     const tab = tabFromHash(location.hash);
@@ -75,6 +78,7 @@ export class LmtabApp extends LitElement {
     this.host = false;
     this.models = [];
     this.engineError = '';
+    this.modelsError = '';
     this.tab = tabFromHash(globalThis.location?.hash ?? '') ?? 'chat';
     for (const type of modelEvents) this.addEventListener(type, () => void this.refreshModels());
   }
@@ -265,6 +269,21 @@ export class LmtabApp extends LitElement {
       [role='tabpanel'] > * {
         height: 100%;
       }
+      .banner {
+        position: absolute;
+        top: 0.75rem;
+        left: 50%;
+        transform: translateX(-50%);
+        z-index: 30;
+        width: min(40rem, calc(100% - 1.5rem));
+        margin: 0;
+        padding: 0.6rem 0.9rem;
+        border-radius: var(--lm-radius-sm);
+        background: var(--lm-surface);
+        border: 1px solid var(--lm-danger);
+        box-shadow: var(--lm-shadow);
+        font-size: 0.875rem;
+      }
       .starting {
         display: grid;
         place-items: center;
@@ -328,8 +347,9 @@ export class LmtabApp extends LitElement {
   private async refreshModels() {
     try {
       this.models = (await this.store?.list()) ?? [];
-    } catch {
-      // The list keeps its last state; My Models shows errors of its own actions.
+      this.modelsError = '';
+    } catch (error) {
+      this.modelsError = `The stored models could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
 
@@ -397,7 +417,7 @@ export class LmtabApp extends LitElement {
     return html`
       <header class="top">
         <h1 class="brand"><span class="logo">${icons.chat}</span>lmtab</h1>
-        <span class="engine" title=${this.engineError || text}>
+        <span class="engine" title=${this.engineError === '' ? text : this.engineError}>
           <span
             class="dot ${this.engine ? 'on' : this.engineError ? 'off' : ''}"
             aria-hidden="true"
@@ -423,6 +443,11 @@ export class LmtabApp extends LitElement {
         </div>
       </nav>
       <main>
+        ${
+          this.modelsError
+            ? html`<p class="banner error" role="alert">${this.modelsError}</p>`
+            : nothing
+        }
         ${this.panel(
           'chat',
           () =>

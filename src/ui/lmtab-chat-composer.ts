@@ -178,7 +178,7 @@ export class LmtabChatComposer extends LitElement {
     const added: string[] = [];
     for (const file of files) {
       if (!file.type.startsWith('image/')) {
-        this.error = `“${file.name}” is not an image (${file.type || 'unknown type'}); attach PNG, JPEG, GIF or WebP files.`;
+        this.error = `“${file.name}” is not an image (${file.type === '' ? 'unknown type' : file.type}); attach PNG, JPEG, GIF or WebP files.`;
         continue;
       }
       if (file.size > maxImageBytes) {
@@ -210,7 +210,9 @@ export class LmtabChatComposer extends LitElement {
       }
       const blob = await response.blob();
       if (!blob.type.startsWith('image/')) {
-        throw new Error(`${trimmed} is not an image (it is ${blob.type || 'of unknown type'}).`);
+        throw new Error(
+          `${trimmed} is not an image (it is ${blob.type === '' ? 'of unknown type' : blob.type}).`,
+        );
       }
       await this.attachFiles([new File([blob], 'image', { type: blob.type })]);
       if (!this.error) this.urlOpen = false;

@@ -219,7 +219,7 @@ export class LmtabChatMessage extends LitElement {
     }
     const waiting = this.streaming && this.content === '';
     return html`<div class="turn">
-      <div class="who">${icons.chip} ${this.model || 'Assistant'}</div>
+      <div class="who">${icons.chip} ${this.model === '' ? 'Assistant' : this.model}</div>
       ${
         waiting
           ? html`<span class="typing" role="status" aria-label="Generating">

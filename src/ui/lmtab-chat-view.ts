@@ -567,6 +567,7 @@ export class LmtabChatView extends LitElement {
     let finish: string | undefined;
     let usage: ChatChunk['usage'];
     let error: string | undefined;
+    let frame = 0;
     try {
       const response = await fetch('/v1/chat/completions', {
         method: 'POST',
@@ -584,7 +585,13 @@ export class LmtabChatView extends LitElement {
           if (first === 0) first = last;
           chunks += 1;
           content += delta;
-          this.patchTurn(conversationId, answer.id, { content });
+          // One render per frame however fast tokens come: the engine needs the CPU more.
+          if (frame === 0) {
+            frame = requestAnimationFrame(() => {
+              frame = 0;
+              this.patchTurn(conversationId, answer.id, { content });
+            });
+          }
         }
         finish = choice?.finish_reason ?? finish;
         usage = chunk.usage ?? usage;
@@ -593,6 +600,7 @@ export class LmtabChatView extends LitElement {
     } catch (caught) {
       if (!controller.signal.aborted) error = errorText(caught);
     }
+    cancelAnimationFrame(frame);
     const end = performance.now();
     const stopped = controller.signal.aborted;
     let stats: TurnStats | undefined;

@@ -187,7 +187,7 @@ export class LmtabMarkdown extends LitElement {
           const copied = this.copied === index;
           return html`<div class="code">
             <div class="code-head">
-              <span>${block.language || 'text'}</span>
+              <span>${block.language === '' ? 'text' : block.language}</span>
               <button
                 class="ghost small"
                 type="button"

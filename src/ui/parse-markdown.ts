@@ -380,7 +380,7 @@ export function parseInline(text: string): MarkdownInline[] {
           const href = safeHref(target);
           flush();
           // Images become links: a chat answer does not fetch remote pictures into the page.
-          const children = parseInline(label || target);
+          const children = parseInline(label === '' ? target : label);
           if (href) out.push({ type: 'link', href, children });
           else out.push(...children);
           i = end + 1;

@@ -41,6 +41,11 @@ function preferredModel(models: ModelRecord[]): string {
   return used[0]?.id ?? models[0]?.id ?? '';
 }
 
+/** Whether the settings sidebar covers the chat (narrow windows) rather than sitting beside it. */
+const settingsOverlay = () => !(globalThis.matchMedia?.('(min-width: 1100px)').matches ?? true);
+/** Whether the chats list is a drawer (phones). */
+const chatsOverlay = () => globalThis.matchMedia?.('(max-width: 759px)').matches ?? false;
+
 function titleFrom(text: string): string {
   const line = text.split('\n')[0]!.trim();
   if (line === '') return 'Image';
@@ -103,15 +108,13 @@ export class LmtabChatView extends LitElement {
     this.streamingId = '';
     this.resident = [];
     this.chatsOpen = false;
-    this.settingsOpen = globalThis.matchMedia?.('(min-width: 1100px)').matches ?? true;
+    this.settingsOpen = !settingsOverlay();
     this.dragging = false;
     this.notice = '';
     this.addEventListener('keydown', (event) => {
       if (event.key !== 'Escape') return;
-      if (this.chatsOpen) this.chatsOpen = false;
-      else if (this.settingsOpen && !globalThis.matchMedia?.('(min-width: 1100px)').matches) {
-        this.settingsOpen = false;
-      }
+      if (this.chatsOpen) this.toggleChats(false);
+      else if (this.settingsOpen && settingsOverlay()) this.toggleSettings(false);
     });
   }
 
@@ -471,6 +474,28 @@ export class LmtabChatView extends LitElement {
     }
   }
 
+  /** Opens or closes the chats drawer, moving focus into it and back to its button. */
+  private async toggleChats(open: boolean) {
+    this.chatsOpen = open;
+    await this.updateComplete;
+    if (!chatsOverlay()) return;
+    const target = open
+      ? this.renderRoot.querySelector<HTMLElement>('lmtab-conversation-list')
+      : this.renderRoot.querySelector<HTMLElement>('[data-toggle="chats"]');
+    target?.focus();
+  }
+
+  /** Opens or closes the settings sidebar; as an overlay it takes focus and gives it back. */
+  private async toggleSettings(open: boolean) {
+    this.settingsOpen = open;
+    await this.updateComplete;
+    if (!settingsOverlay()) return;
+    const target = open
+      ? this.renderRoot.querySelector<HTMLElement>('[data-close="settings"]')
+      : this.renderRoot.querySelector<HTMLElement>('[data-toggle="settings"]');
+    target?.focus();
+  }
+
   private focusComposer() {
     void this.updateComplete.then(() =>
       this.renderRoot.querySelector<LmtabChatComposer>('lmtab-chat-composer')?.focus(),
@@ -733,8 +758,9 @@ export class LmtabChatView extends LitElement {
             class="ghost icon only-narrow"
             type="button"
             aria-label="Chats"
+            data-toggle="chats"
             aria-expanded=${this.chatsOpen ? 'true' : 'false'}
-            @click=${() => (this.chatsOpen = !this.chatsOpen)}
+            @click=${() => this.toggleChats(!this.chatsOpen)}
           >
             ${icons.list}
           </button>
@@ -756,8 +782,9 @@ export class LmtabChatView extends LitElement {
             type="button"
             aria-label="Chat settings"
             title="Chat settings"
+            data-toggle="settings"
             aria-expanded=${this.settingsOpen ? 'true' : 'false'}
-            @click=${() => (this.settingsOpen = !this.settingsOpen)}
+            @click=${() => this.toggleSettings(!this.settingsOpen)}
           >
             ${icons.sliders}
           </button>
@@ -817,7 +844,8 @@ export class LmtabChatView extends LitElement {
             class="ghost icon small"
             type="button"
             aria-label="Close chat settings"
-            @click=${() => (this.settingsOpen = false)}
+            data-close="settings"
+            @click=${() => this.toggleSettings(false)}
           >
             ${icons.close}
           </button>

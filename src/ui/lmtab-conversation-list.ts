@@ -33,6 +33,9 @@ export class LmtabConversationList extends LitElement {
     this.editing = '';
   }
 
+  /** Focusing the list focuses its first control (New chat). */
+  static override shadowRootOptions = { ...LitElement.shadowRootOptions, delegatesFocus: true };
+
   static override styles = [
     controlStyles,
     css`

@@ -113,7 +113,7 @@ test.describe('the app shell', () => {
     await openTab(page, 'Chat');
     await page.getByRole('button', { name: 'Chats', exact: true }).click();
     const newChat = page.getByRole('button', { name: 'New chat', exact: true });
-    await expect(newChat).toBeVisible();
+    await expect(newChat).toBeFocused();
     expect(await overflowingElements(page)).toEqual([]);
     await page.screenshot({ path: testInfo.outputPath('chats-drawer-390-dark.png') });
     await testInfo.attach('chats drawer at 390 px', {
@@ -121,7 +121,9 @@ test.describe('the app shell', () => {
     });
     await page.keyboard.press('Escape');
     await expect(newChat).toBeHidden();
+    await expect(page.getByRole('button', { name: 'Chats', exact: true })).toBeFocused();
     await page.getByRole('button', { name: 'Chat settings' }).click();
+    await expect(page.getByRole('button', { name: 'Close chat settings' })).toBeFocused();
     await expect(page.getByRole('button', { name: 'Reset to defaults' })).toBeVisible();
     await page.screenshot({ path: testInfo.outputPath('settings-drawer-390-dark.png') });
     await testInfo.attach('settings drawer at 390 px', {

@@ -3,7 +3,7 @@ import { startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { hubHeadersFor, loadHubSettings } from './hub/index.js';
 import { createIdbModelStore, DownloadManager } from './store/index.js';
-import { loadEngineSettings } from './ui/index.js';
+import { createConversationStore, loadEngineSettings } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     app.store = store;
     app.downloads = downloads;
     app.engineHost = host;
+    app.conversations = createConversationStore();
     app.ready = true;
   }
 }

@@ -2,6 +2,7 @@
 // The engine worker: owns the engine, the API router and a view of the model store. Tabs and the
 // service worker reach it through ports carrying request frames.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
 import { createWllamaEngine } from './engine/index.js';
@@ -16,6 +17,13 @@ declare const self: DedicatedWorkerGlobalScope;
 type WorkerMessage =
   | { type: 'init'; settings: EngineSettings; hub: HubSettings; version: string }
   | { type: 'connect' };
+
+// wllama 3.8.1's stream iterator rejects one more promise after an aborted generation's consumer
+// has stopped reading; the abort itself is handled, so that late rejection is not an error (Stop in
+// the Chat tab would otherwise log "Uncaught (in promise) AbortError: Operation aborted").
+self.addEventListener('unhandledrejection', (event) => {
+  if (event.reason instanceof WllamaAbortError) event.preventDefault();
+});
 
 let handler: ReturnType<typeof createRouter>['handle'] | undefined;
 const pending: MessagePort[] = [];

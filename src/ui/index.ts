@@ -1,6 +1,14 @@
 export { LmtabApp } from './lmtab-app.js';
+export type { TabId } from './lmtab-app.js';
 export { LmtabChatView } from './lmtab-chat-view.js';
 export { LmtabModelImport } from './lmtab-model-import.js';
+export { LmtabModelsView } from './lmtab-models-view.js';
+export { LmtabDeveloperView } from './lmtab-developer-view.js';
+export { createConversationStore } from './conversation-store.js';
+export type { ConversationStore, ConversationStoreOptions } from './conversation-store.js';
+export type { ChatTurn, Conversation, TurnStats } from './conversation.js';
+export { defaultChatSettings } from './chat-settings.js';
+export type { ChatSettings } from './chat-settings.js';
 export { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 export { readSse } from './read-sse.js';
 export { LmtabDiscoverView } from './lmtab-discover-view.js';

@@ -1,8 +1,8 @@
 // The page's main: registers the service worker, joins the engine host election and mounts the UI.
-import { startEngineHost } from './bridge/index.js';
+import { engineQueryFlag, startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { createIdbModelStore } from './store/index.js';
-import { loadEngineSettings } from './ui/index.js';
+import { loadEngineSettings, RelayServer } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
@@ -48,9 +48,17 @@ async function main(): Promise<void> {
     // Tests and people can see which tab holds the engine.
     onHost: () => app?.setAttribute('data-engine-host', ''),
   });
+  const relayServer = new RelayServer({
+    connect: () => host.connect(),
+    version: packageJson.version,
+  });
+  // A headless engine (lmtab serve --headless) opens the app with this flag to serve the relay.
+  const { name, value } = engineQueryFlag;
+  if (new URLSearchParams(location.search).get(name) === value) relayServer.start();
   if (app) {
     app.store = createIdbModelStore();
     app.engineHost = host;
+    app.relayServer = relayServer;
     app.ready = true;
   }
 }

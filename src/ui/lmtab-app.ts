@@ -4,12 +4,15 @@ import type { EngineInfo } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
 import './lmtab-chat-view.js';
 import './lmtab-model-import.js';
+import './lmtab-server-panel.js';
+import type { RelayServer } from './relay-server.js';
 
 /** The app shell: engine status, model import and the chat. */
 export class LmtabApp extends LitElement {
   static override properties = {
     store: { attribute: false },
     engineHost: { attribute: false },
+    relayServer: { attribute: false },
     ready: { type: Boolean },
     fatal: { type: String },
     models: { state: true },
@@ -18,6 +21,7 @@ export class LmtabApp extends LitElement {
 
   declare store: ModelStore | undefined;
   declare engineHost: EngineHostHandle | undefined;
+  declare relayServer: RelayServer | undefined;
   declare ready: boolean;
   declare fatal: string;
   declare models: string[];
@@ -94,6 +98,10 @@ export class LmtabApp extends LitElement {
         @model-imported=${() => this.refresh()}
       ></lmtab-model-import>
       <lmtab-chat-view .models=${this.models}></lmtab-chat-view>
+      <lmtab-server-panel
+        .server=${this.relayServer}
+        .model=${this.models[0] ?? ''}
+      ></lmtab-server-panel>
     `;
   }
 }

@@ -67,6 +67,9 @@ export interface RelayConnection {
   close(): void;
 }
 
+/** Largest body piece sent in one WebSocket message. */
+const maxPieceBytes = 1024 * 1024;
+
 interface Served {
   frame: SocketRequestFrame;
   chunks: Uint8Array[];
@@ -118,7 +121,11 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   const reply = (to: WebSocket, request: Served, frame: ResponseFrame) => {
     if (frame.type === 'data') {
       request.tokens?.push(frame.chunk);
-      if (to.readyState === WebSocket.OPEN) to.send(encodeBodyPiece(frame.id, frame.chunk));
+      // The relay takes messages up to 16 MiB: bigger pieces go in parts.
+      for (let at = 0; at < frame.chunk.byteLength; at += maxPieceBytes) {
+        const part = frame.chunk.subarray(at, at + maxPieceBytes);
+        if (to.readyState === WebSocket.OPEN) to.send(encodeBodyPiece(frame.id, part));
+      }
       return;
     }
     if (frame.type === 'head') {

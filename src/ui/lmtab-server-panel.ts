@@ -160,11 +160,20 @@ export class LmtabServerPanel extends LitElement {
       `});`,
       `console.log(answer.choices[0].message.content);`,
     ].join('\n');
-    const ollama = `OLLAMA_HOST=${baseUrl.replace(/\/v1$/, '')} ollama run ${model}`;
+    const ollama = [
+      `import { Ollama } from 'ollama';`,
+      ``,
+      `const ollama = new Ollama({ host: '${baseUrl.replace(/\/v1$/, '')}' });`,
+      `const answer = await ollama.chat({`,
+      `  model: '${model}',`,
+      `  messages: [{ role: 'user', content: 'Hello!' }],`,
+      `});`,
+      `console.log(answer.message.content);`,
+    ].join('\n');
     return [
       { name: 'curl', text: curl },
       { name: 'OpenAI SDK (JavaScript)', text: sdk },
-      { name: 'Ollama clients', text: ollama },
+      { name: 'Ollama client (JavaScript)', text: ollama },
     ];
   }
 

@@ -149,7 +149,8 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     const body = frame.hasBody ? concat(request.chunks) : null;
     request.chunks = [];
     if (body !== null) request.log.model = readModelName(new Uint8Array(body));
-    const portFrame: RequestFrame = { ...frame, body };
+    const { id, method, url, headers } = frame;
+    const portFrame: RequestFrame = { type: 'request', id, method, url, headers, body };
     port ??= options.connect();
     if (port !== undefined) {
       const channel = new MessageChannel();
@@ -157,8 +158,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
         reply(to, request, event.data);
         if (event.data.type === 'end' || event.data.type === 'error') channel.port1.close();
       };
-      request.stop = () =>
-        channel.port1.postMessage({ type: 'abort', id: frame.id } satisfies AbortFrame);
+      request.stop = () => channel.port1.postMessage({ type: 'abort', id } satisfies AbortFrame);
       port.postMessage(portFrame, [channel.port2, ...(body ? [body] : [])]);
       return;
     }
@@ -175,7 +175,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   const onMessage = (to: WebSocket, data: unknown) => {
     if (data instanceof ArrayBuffer) {
       const piece = decodeBodyPiece(new Uint8Array(data));
-      if (piece) served.get(piece.id)?.chunks.push(piece.chunk.slice());
+      if (piece) served.get(piece.id)?.chunks.push(piece.chunk);
       return;
     }
     const frame = typeof data === 'string' ? parseRelayFrame(data) : undefined;
@@ -193,9 +193,10 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       if (request && !request.stop) run(to, request);
     } else {
       const request = served.get(frame.id);
-      if (request) request.log.error = 'aborted';
-      if (request?.stop) request.stop();
-      else if (request) {
+      if (request === undefined) return;
+      request.log.error = 'aborted';
+      if (request.stop) request.stop();
+      else {
         // Aborted before its body was complete: nothing ran, so the answer is the abort itself.
         reply(to, request, {
           type: 'error',

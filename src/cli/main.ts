@@ -93,6 +93,12 @@ program
       maxBodyBytes: options.maxBody,
       startEngine: headless && ((url) => headless.start(url)),
       onLog: options.quiet ? undefined : (entry) => process.stdout.write(formatLog(entry)),
+      onEngine: (event) =>
+        say(
+          event.type === 'connected'
+            ? `lmtab: engine tab connected (${event.capacity} slots, app ${event.version ?? 'unknown'}); ${event.engines} connected`
+            : `lmtab: engine tab disconnected; ${event.engines} connected`,
+        ),
     });
     const shown =
       options.host === '0.0.0.0' ? relay.url.replace('0.0.0.0', 'localhost') : relay.url;

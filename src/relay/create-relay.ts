@@ -41,6 +41,16 @@ export interface RelayOptions {
   heartbeatMs?: number;
   /** Told about each API request once it is over. */
   onLog?: (entry: RelayLogEntry) => void;
+  /** Told when an engine tab joins or leaves. */
+  onEngine?: (event: EngineEvent) => void;
+}
+
+/** An engine tab joined (with its slots and version) or left; `engines` counts those connected. */
+export interface EngineEvent {
+  type: 'connected' | 'disconnected';
+  engines: number;
+  capacity?: number;
+  version?: string;
 }
 
 /** A running relay. */
@@ -168,9 +178,20 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     sockets.handleUpgrade(request, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
+      let joined = false;
       const engine: EngineSocket = attachEngineSocket(ws, {
-        onHello: (hello) => pool.add(engine, Math.min(hello.capacity, 64)),
-        onClose: () => pool.remove(engine),
+        onHello: (hello) => {
+          const capacity = Math.min(hello.capacity, 64);
+          pool.add(engine, capacity);
+          joined = true;
+          const engines = pool.stats().engines.length;
+          options.onEngine?.({ type: 'connected', engines, capacity, version: hello.version });
+        },
+        onClose: () => {
+          pool.remove(engine);
+          if (!joined) return;
+          options.onEngine?.({ type: 'disconnected', engines: pool.stats().engines.length });
+        },
       });
     });
   });

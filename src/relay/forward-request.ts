@@ -4,6 +4,7 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
+import { describeBytes } from '../api/describe-bytes.js';
 import { asLmtabError, errorResponse, streamErrorBytes } from '../api/wire-errors.js';
 import { readModelName } from '../bridge/read-model-name.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
@@ -97,6 +98,7 @@ export async function forwardRequest(
   const url = request.url ?? '/';
   const { pathname } = new URL(url, 'http://relay');
   const { id, maxBodyBytes } = options;
+  const hasBody = method !== 'GET' && method !== 'HEAD';
   const sniffed: Buffer[] = [];
   let sniffedBytes = 0;
 
@@ -118,13 +120,13 @@ export async function forwardRequest(
   const tooLarge = (size: string) =>
     new LmtabError(
       'body_too_large',
-      `Request body too large: the relay accepts at most ${maxBodyBytes} bytes, ${size}.`,
+      `Request body too large: the relay's limit is ${describeBytes(maxBodyBytes)}, ${size}.`,
     );
 
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) {
     response.shouldKeepAlive = false;
-    await answerError(tooLarge(`the Content-Length header says ${declared}`));
+    await answerError(tooLarge(`the Content-Length header says ${describeBytes(declared)}`));
     return log();
   }
 
@@ -165,7 +167,7 @@ export async function forwardRequest(
           ? []
           : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
       ),
-      hasBody: method !== 'GET' && method !== 'HEAD',
+      hasBody,
     },
     {
       head(frame) {
@@ -212,7 +214,7 @@ export async function forwardRequest(
     grace = setTimeout(finish, options.abortGraceMs ?? 5000);
   });
 
-  if (method === 'GET' || method === 'HEAD') return;
+  if (!hasBody) return;
   let received = 0;
   request.on('data', (chunk: Buffer) => {
     if (state === 'over') return;
@@ -220,7 +222,7 @@ export async function forwardRequest(
     if (received > maxBodyBytes) {
       socket.abort(id);
       response.shouldKeepAlive = false;
-      void answerError(tooLarge(`received at least ${received}`));
+      void answerError(tooLarge(`received at least ${describeBytes(received)}`));
       finish();
       request.pause();
       return;

@@ -59,7 +59,7 @@ export class LmtabApp extends LitElement {
     }
     lmtab-chat-view {
       flex: 1;
-      min-height: 0;
+      min-height: 12rem;
     }
     .fatal {
       color: #c92a2a;

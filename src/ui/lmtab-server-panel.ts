@@ -99,6 +99,16 @@ export class LmtabServerPanel extends LitElement {
       flex-direction: column;
       gap: 0.25rem;
     }
+    summary {
+      cursor: pointer;
+    }
+    details .snippet {
+      margin-top: 0.5rem;
+    }
+    .log {
+      max-height: 12rem;
+      overflow-y: auto;
+    }
     table {
       border-collapse: collapse;
       font-size: 0.8rem;
@@ -135,7 +145,8 @@ export class LmtabServerPanel extends LitElement {
   }
 
   private async refreshHealth() {
-    this.health = await this.server?.health();
+    // Once served by a relay, the panel stays while the relay restarts (the tab reconnects).
+    this.health = (await this.server?.health()) ?? this.health;
   }
 
   private baseUrls(health: RelayHealth): string[] {
@@ -252,20 +263,23 @@ export class LmtabServerPanel extends LitElement {
               : nothing
           }
         </div>
-        ${this.snippets(urls.at(-1) ?? urls[0]).map(
-          (snippet) => html`
-            <div class="snippet">
-              <div class="row">
-                <strong>${snippet.name}</strong>
-                <button @click=${() => this.copy(snippet.name, snippet.text)}>
-                  ${this.copied === snippet.name ? 'Copied' : 'Copy'}
-                </button>
+        <details>
+          <summary>Code snippets</summary>
+          ${this.snippets(urls.at(-1) ?? urls[0]).map(
+            (snippet) => html`
+              <div class="snippet">
+                <div class="row">
+                  <strong>${snippet.name}</strong>
+                  <button @click=${() => this.copy(snippet.name, snippet.text)}>
+                    ${this.copied === snippet.name ? 'Copied' : 'Copy'}
+                  </button>
+                </div>
+                <pre>${snippet.text}</pre>
               </div>
-              <pre>${snippet.text}</pre>
-            </div>
-          `,
-        )}
-        ${this.renderLog(server.log)}
+            `,
+          )}
+        </details>
+        <div class="log">${this.renderLog(server.log)}</div>
       </section>
     `;
   }

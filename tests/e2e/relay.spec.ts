@@ -220,6 +220,7 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     const panel = page.locator('lmtab-server-panel');
     await expect(panel.getByTestId('base-url')).toHaveText(`${relay.url}/v1`);
     await expect(panel.getByTestId('lan-url')).toHaveCount(0);
+    await panel.getByText('Code snippets').click();
     await expect(panel.getByText(`curl ${relay.url}/v1/chat/completions`)).toBeVisible();
     await expect(panel.getByText(`baseURL: '${relay.url}/v1'`)).toBeVisible();
     await expect(panel.getByTestId('server-state')).toHaveText('Stopped');
@@ -290,7 +291,7 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
         `GET /api/version round trip median ${trips[10].toFixed(1)} ms (min ${trips[0].toFixed(1)}); ` +
         `chat wall ${wallMs.toFixed(1)} ms vs engine total_duration ${engineMs.toFixed(1)} ms`,
     });
-    expect(trips[10]).toBeLessThan(250);
+    expect(trips[10]).toBeLessThan(1000);
   });
 
   test('OpenAI client: a streamed chat completion ends with [DONE] and usage', async () => {
@@ -606,6 +607,23 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     expect(answer.done).toBe(true);
     expect(relay.stats().engines).toHaveLength(1);
   });
+
+  test('an engine tab reconnects by itself when the relay restarts', async () => {
+    const [tab] = tabs;
+    await relay.close();
+    const panel = tab.page.locator('lmtab-server-panel');
+    await expect(panel.getByTestId('server-state')).toHaveText('Reconnecting…');
+    await expect(panel.getByTestId('server-detail')).toHaveText('relay stopping');
+    relay = await startRelay(relayPorts.engines);
+    await expect.poll(() => relay.stats().engines.length, { timeout: 10_000 }).toBe(1);
+    await expect(panel.getByTestId('server-state')).toHaveText('Running');
+    const answer = await openAiClient(relay).chat.completions.create({
+      model,
+      messages: hello,
+      max_tokens: 4,
+    });
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+  });
 });
 
 test('lmtab serve --headless starts Chromium on its own app for the first request; its profile keeps the models', async () => {
@@ -642,7 +660,8 @@ test('lmtab serve --headless starts Chromium on its own app for the first reques
     });
     expect(answer.message.content.length).toBeGreaterThan(0);
     expect(cli.output()).toContain('starting headless');
-    expect(cli.output()).toMatch(/POST \/api\/chat tiny-lfm2 200 \d+ ms/);
+    await expect.poll(cli.output).toMatch(/POST \/api\/chat tiny-lfm2 200 \d+ ms/);
+    expect(cli.output()).toContain('lmtab: engine tab connected (4 slots, app 0.1.0); 1 connected');
     const after = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
     expect(after.engines).toBe(1);
   } finally {

@@ -73,8 +73,17 @@ export function decodeBodyPiece(
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object from a text message; undefined for anything else. */
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function isHeaderList(value: unknown): value is [string, string][] {
@@ -95,13 +104,8 @@ function isHeaderList(value: unknown): value is [string, string][] {
  * relay treats what a tab sends as data only, so nothing passes without this check.
  */
 export function parseTabFrame(text: string): TabToRelayFrame | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(value)) return undefined;
+  const value = parseJsonObject(text);
+  if (value === undefined) return undefined;
   const id = value.id;
   switch (value.type) {
     case 'hello':
@@ -135,13 +139,8 @@ export function parseTabFrame(text: string): TabToRelayFrame | undefined {
 
 /** Parses a JSON text message from the relay, checking its shape; undefined for anything else. */
 export function parseRelayFrame(text: string): RelayToTabFrame | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(value) || typeof value.id !== 'string') return undefined;
+  const value = parseJsonObject(text);
+  if (value === undefined || typeof value.id !== 'string') return undefined;
   const id = value.id;
   switch (value.type) {
     case 'request':

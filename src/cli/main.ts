@@ -18,9 +18,9 @@ interface ServeOptions {
   port: number;
   headless: boolean;
   profileDir: string;
-  queue: number;
+  queue?: number;
   corsOrigin: string[];
-  maxBody: number;
+  maxBody?: number;
   quiet: boolean;
 }
 
@@ -52,19 +52,14 @@ program
     'browser profile of the headless engine (keeps its models)',
     join(homedir(), '.lmtab', 'browser'),
   )
-  .option('--queue <n>', 'requests that may wait for a slot before 503', parseCount, 16)
+  .option('--queue <n>', 'requests that may wait for a slot before 503 (default 16)', parseCount)
   .option(
     '--cors-origin <origin>',
     'page origin allowed to call the API (repeatable, * for any)',
     collect,
     [],
   )
-  .option(
-    '--max-body <size>',
-    'largest request body (e.g. 32m) before 413',
-    parseSize,
-    32 * 2 ** 20,
-  )
+  .option('--max-body <size>', 'largest request body before 413 (default 32m)', parseSize)
   .option('--quiet', 'do not print a line per request', false)
   .action(async (options: ServeOptions) => {
     const say = (line: string) => process.stdout.write(`${line}\n`);

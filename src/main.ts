@@ -1,9 +1,9 @@
 // The page's main: registers the service worker, joins the engine host election and mounts the UI.
-import { startEngineHost } from './bridge/index.js';
+import { engineQueryFlag, startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { hubHeadersFor, loadHubSettings } from './hub/index.js';
 import { createIdbModelStore, DownloadManager } from './store/index.js';
-import { createConversationStore, loadEngineSettings } from './ui/index.js';
+import { createConversationStore, loadEngineSettings, RelayServer } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
@@ -54,6 +54,13 @@ async function main(): Promise<void> {
     // Tests and people can see which tab holds the engine.
     onHost: () => app?.setAttribute('data-engine-host', ''),
   });
+  const relayServer = new RelayServer({
+    connect: () => host.connect(),
+    version: packageJson.version,
+  });
+  // A headless engine (lmtab serve --headless) opens the app with this flag to serve the relay.
+  const { name, value } = engineQueryFlag;
+  if (new URLSearchParams(location.search).get(name) === value) relayServer.start();
   if (app) {
     const store = createIdbModelStore();
     // One download manager per page: a reload lists unfinished downloads and resumes them.
@@ -66,6 +73,7 @@ async function main(): Promise<void> {
     app.downloads = downloads;
     app.engineHost = host;
     app.conversations = createConversationStore();
+    app.relayServer = relayServer;
     app.ready = true;
   }
 }

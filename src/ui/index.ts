@@ -9,6 +9,9 @@ export type { ConversationStore, ConversationStoreOptions } from './conversation
 export type { ChatTurn, Conversation, TurnStats } from './conversation.js';
 export { defaultChatSettings } from './chat-settings.js';
 export type { ChatSettings } from './chat-settings.js';
+export { LmtabServerPanel } from './lmtab-server-panel.js';
+export { RelayServer } from './relay-server.js';
+export type { RelayServerOptions } from './relay-server.js';
 export { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 export { readSse } from './read-sse.js';
 export { LmtabDiscoverView } from './lmtab-discover-view.js';

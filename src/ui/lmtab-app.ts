@@ -9,6 +9,7 @@ import './lmtab-chat-view.js';
 import './lmtab-developer-view.js';
 import './lmtab-discover-view.js';
 import './lmtab-models-view.js';
+import type { RelayServer } from './relay-server.js';
 
 /** The app's tabs, in LM Studio's order; the id is the URL hash. */
 const tabs = [
@@ -40,6 +41,7 @@ export class LmtabApp extends LitElement {
     downloads: { attribute: false },
     engineHost: { attribute: false },
     conversations: { attribute: false },
+    relayServer: { attribute: false },
     ready: { type: Boolean },
     fatal: { type: String },
     host: { type: Boolean, attribute: 'data-engine-host' },
@@ -59,6 +61,8 @@ export class LmtabApp extends LitElement {
   /** Where the Chat tab saves conversations. */
   declare conversations: ConversationStore | undefined;
   /** Set once the service worker controls the page and the parts above are set. */
+  /** This tab's link to the relay, when the page is served by one. */
+  declare relayServer: RelayServer | undefined;
   declare ready: boolean;
   /** A reason the app cannot run at all. */
   declare fatal: string;
@@ -466,6 +470,7 @@ export class LmtabApp extends LitElement {
           () =>
             html`<lmtab-developer-view
               .engineHost=${this.engineHost}
+              .relayServer=${this.relayServer}
               ?is-host=${this.host}
               ?active=${this.tab === 'developer'}
             ></lmtab-developer-view>`,

@@ -4,6 +4,8 @@ import { controlStyles } from './control-styles.js';
 import { fetchEngineStatus, type EngineStatus } from './fetch-engine-status.js';
 import './lmtab-engine-panel.js';
 import './lmtab-load-settings.js';
+import './lmtab-server-panel.js';
+import type { RelayServer } from './relay-server.js';
 
 /** Milliseconds between engine checks while the tab shows (busy slots change live). */
 const pollMs = 3000;
@@ -15,6 +17,7 @@ const pollMs = 3000;
 export class LmtabDeveloperView extends LitElement {
   static override properties = {
     engineHost: { attribute: false },
+    relayServer: { attribute: false },
     active: { type: Boolean },
     isHost: { type: Boolean, attribute: 'is-host' },
     status: { state: true },
@@ -23,6 +26,8 @@ export class LmtabDeveloperView extends LitElement {
 
   /** This tab's engine host handle (the server panel connects the engine to the relay with it). */
   declare engineHost: EngineHostHandle | undefined;
+  /** This tab's link to the relay; the server panel starts and stops it. */
+  declare relayServer: RelayServer | undefined;
   /** Whether the tab shows. */
   declare active: boolean;
   /** Whether this tab runs the engine. */
@@ -129,7 +134,7 @@ export class LmtabDeveloperView extends LitElement {
           runs them.
         </p>
       </header>
-      <lmtab-server-panel .engineHost=${this.engineHost}></lmtab-server-panel>
+      <lmtab-server-panel .server=${this.relayServer}></lmtab-server-panel>
       <div class="grid">
         <section class="card" aria-labelledby="load-heading">
           <h3 id="load-heading">Load settings</h3>

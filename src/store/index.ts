@@ -1,7 +1,9 @@
-export { isComplete } from './model-record.js';
+export { isComplete, modelFormat } from './model-record.js';
 export type {
   GgufSummary,
+  MlcSource,
   ModelCustomization,
+  ModelFormat,
   ModelRecord,
   ModelSource,
   StoredFile,
@@ -18,3 +20,10 @@ export type {
 } from './gguf-header.js';
 export { Sha256 } from './sha256.js';
 export { ensureSpace, formatBytes } from './storage-space.js';
+export {
+  parseStoredFilePath,
+  storedFilePath,
+  storedFilePrefix,
+  storedModelPath,
+} from './stored-file-url.js';
+export { serveStoredFile } from './serve-stored-file.js';

@@ -4,6 +4,8 @@ import type { EngineInfo } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
 import './lmtab-chat-view.js';
 import './lmtab-model-import.js';
+import './lmtab-update-banner.js';
+import type { UpdateState } from './lmtab-update-banner.js';
 
 /** The app shell: engine status, model import and the chat. */
 export class LmtabApp extends LitElement {
@@ -12,6 +14,7 @@ export class LmtabApp extends LitElement {
     engineHost: { attribute: false },
     ready: { type: Boolean },
     fatal: { type: String },
+    updateState: { attribute: false },
     models: { state: true },
     engine: { state: true },
   };
@@ -20,6 +23,8 @@ export class LmtabApp extends LitElement {
   declare engineHost: EngineHostHandle | undefined;
   declare ready: boolean;
   declare fatal: string;
+  /** A new version of the app waiting or active, shown by the update banner. */
+  declare updateState: UpdateState;
   declare models: string[];
   declare engine: EngineInfo | undefined;
 
@@ -27,6 +32,7 @@ export class LmtabApp extends LitElement {
     super();
     this.ready = false;
     this.fatal = '';
+    this.updateState = '';
     this.models = [];
   }
 
@@ -85,6 +91,7 @@ export class LmtabApp extends LitElement {
   override render() {
     if (this.fatal) return html`<p class="fatal" role="alert">${this.fatal}</p>`;
     return html`
+      <lmtab-update-banner .state=${this.updateState}></lmtab-update-banner>
       <header>
         <h1>lmtab</h1>
         <span class="engine" data-testid="engine-info">${this.engineText()}</span>

@@ -46,6 +46,23 @@ function precacheManifest(): Plugin {
   };
 }
 
+/**
+ * `virtual:web-llm-catalog`: web-llm's prebuilt model list as JSON, so the page lists MLC models
+ * without loading web-llm itself (6 MB; only the engine worker needs it).
+ */
+function webLlmCatalog(): Plugin {
+  const id = 'virtual:web-llm-catalog';
+  return {
+    name: 'lmtab-web-llm-catalog',
+    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    async load(resolved) {
+      if (resolved !== `\0${id}`) return undefined;
+      const { prebuiltAppConfig } = await import('@mlc-ai/web-llm');
+      return `export default ${JSON.stringify(prebuiltAppConfig)};`;
+    },
+  };
+}
+
 export default defineConfig({
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders, port: 1234 },
@@ -55,7 +72,7 @@ export default defineConfig({
     // Tells builds apart (the update banner, tests that deploy one build over another).
     __LMTAB_BUILD__: JSON.stringify(process.env.LMTAB_BUILD_ID ?? packageJson.version),
   },
-  plugins: [precacheManifest()],
+  plugins: [webLlmCatalog(), precacheManifest()],
   build: {
     target: 'es2022',
     chunkSizeWarningLimit: 8192,

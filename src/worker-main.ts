@@ -4,7 +4,7 @@
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
-import { createWllamaEngine } from './engine/index.js';
+import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { createIdbModelStore } from './store/index.js';
 
@@ -21,7 +21,18 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   const message = event.data;
   if (message.type === 'init') {
     const store = createIdbModelStore();
-    const engine = createWllamaEngine({ store, wasmUrl, ...message.settings });
+    const engine = createEngineSwitch({
+      store,
+      engines: {
+        gguf: createWllamaEngine({ store, wasmUrl, ...message.settings }),
+        // MLC models load from the store through the service worker's /lmtab-store/ URLs.
+        mlc: createWebLlmEngine({
+          store,
+          origin: self.location.origin,
+          contextLength: message.settings.contextLength,
+        }),
+      },
+    });
     handler = createRouter({ engine, store, version: message.version }).handle;
     for (const port of pending.splice(0)) servePort(port, handler, self.location.origin);
   } else if (message.type === 'connect' && event.ports[0]) {

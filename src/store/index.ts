@@ -27,3 +27,5 @@ export {
   storedModelPath,
 } from './stored-file-url.js';
 export { serveStoredFile } from './serve-stored-file.js';
+export { downloadMlcModel, mlcModelBaseUrl } from './download-mlc-model.js';
+export type { DownloadMlcOptions, MlcModelSpec } from './download-mlc-model.js';

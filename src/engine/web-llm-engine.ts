@@ -106,6 +106,17 @@ async function defaultCreateEngine(config: MLCEngineConfig): Promise<WebLlmEngin
 async function defaultDropCopies(modelId: string, appConfig: AppConfig): Promise<void> {
   const { deleteModelAllInfoInCache } = await import('@mlc-ai/web-llm');
   await deleteModelAllInfoInCache(modelId, appConfig);
+  // web-llm 0.2.86 reads tensor-cache.json back into its cache to learn which shards to delete,
+  // and leaves it there: sweep what is left under the model's URL from web-llm's caches.
+  const modelUrl = appConfig.model_list.find((m) => m.model_id === modelId)?.model;
+  if (modelUrl === undefined) return;
+  for (const name of await caches.keys()) {
+    if (!name.startsWith('webllm/')) continue;
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      if (request.url.startsWith(modelUrl)) await cache.delete(request);
+    }
+  }
 }
 
 /** One generation at a time: web-llm runs one per model, and `interruptGenerate` stops whichever runs. */

@@ -48,6 +48,7 @@ interface PlannedFile {
 }
 
 const defaultChunkSize = 16 * 1024 * 1024;
+const progressStep = 256 * 1024;
 
 /** A Hugging Face model URL as web-llm resolves it: `.../resolve/main/` appended when missing. */
 export function mlcModelBaseUrl(modelUrl: string): string {
@@ -230,17 +231,43 @@ export async function* downloadMlcModel(
       ? [plan.bytes]
       : readBody(await fetchOk(fetcher, plan.url, signal), plan.url);
     const total = plan.bytes?.length ?? plan.size ?? 0;
-    let stored = 0;
-    for await (const chunk of rechunk(body, chunkSize)) {
-      await store.writeChunk(file, file.chunks, new Blob([chunk]));
+    const chunks = new ChunkBuffer(chunkSize);
+    let received = 0;
+    let reported = 0;
+    for await (const piece of body) {
+      for (const chunk of chunks.add(piece)) {
+        await store.writeChunk(file, file.chunks, new Blob([chunk]));
+        file.chunks += 1;
+      }
+      received += piece.length;
+      // Progress as bytes arrive, at most every 256 KiB, so slow links still show movement.
+      if (received - reported >= progressStep || received === total) {
+        reported = received;
+        yield {
+          type: 'progress',
+          file: plan.name,
+          bytes: received,
+          total: Math.max(total, received),
+        };
+      }
+    }
+    const last = chunks.rest();
+    if (last) {
+      await store.writeChunk(file, file.chunks, new Blob([last]));
       file.chunks += 1;
-      stored += chunk.length;
-      yield { type: 'progress', file: plan.name, bytes: stored, total: Math.max(total, stored) };
     }
-    if (plan.size !== undefined && stored !== plan.size) {
-      throw failed(plan.url, `expected ${plan.size} bytes (tensor-cache.json), got ${stored}`);
+    if (reported !== received) {
+      yield {
+        type: 'progress',
+        file: plan.name,
+        bytes: received,
+        total: Math.max(total, received),
+      };
     }
-    file.size = stored;
+    if (plan.size !== undefined && received !== plan.size) {
+      throw failed(plan.url, `expected ${plan.size} bytes (tensor-cache.json), got ${received}`);
+    }
+    file.size = received;
     file.complete = true;
     record.sizeBytes = files.reduce((sum, f) => sum + f.size, 0);
     await store.putRecord(record);
@@ -263,23 +290,35 @@ async function* readBody(response: Response, url: string): AsyncGenerator<Uint8A
   }
 }
 
-/** Regroups a byte stream into pieces of exactly `size` bytes (the last one shorter). */
-async function* rechunk(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, size: number) {
-  let buffer = new Uint8Array(size);
-  let filled = 0;
-  for await (const piece of source) {
+/** Regroups arriving bytes into pieces of exactly `size` bytes; `rest()` gives the shorter tail. */
+class ChunkBuffer {
+  private buffer: Uint8Array<ArrayBuffer>;
+  private filled = 0;
+
+  constructor(private readonly size: number) {
+    this.buffer = new Uint8Array(size);
+  }
+
+  /** The whole chunks completed by `piece`. */
+  add(piece: Uint8Array): Uint8Array<ArrayBuffer>[] {
+    const done: Uint8Array<ArrayBuffer>[] = [];
     let offset = 0;
     while (offset < piece.length) {
-      const take = Math.min(size - filled, piece.length - offset);
-      buffer.set(piece.subarray(offset, offset + take), filled);
-      filled += take;
+      const take = Math.min(this.size - this.filled, piece.length - offset);
+      this.buffer.set(piece.subarray(offset, offset + take), this.filled);
+      this.filled += take;
       offset += take;
-      if (filled === size) {
-        yield buffer;
-        buffer = new Uint8Array(size);
-        filled = 0;
+      if (this.filled === this.size) {
+        done.push(this.buffer);
+        this.buffer = new Uint8Array(this.size);
+        this.filled = 0;
       }
     }
+    return done;
   }
-  if (filled > 0) yield buffer.subarray(0, filled);
+
+  /** The bytes of an unfinished last chunk, if any. */
+  rest(): Uint8Array<ArrayBuffer> | undefined {
+    return this.filled > 0 ? this.buffer.subarray(0, this.filled) : undefined;
+  }
 }

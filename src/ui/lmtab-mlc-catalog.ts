@@ -42,8 +42,6 @@ export class LmtabMlcCatalog extends LitElement {
     this.stored = new Set();
     this.progress = new Map();
     this.errors = new Map();
-    // Hidden until an adapter is found.
-    this.hidden = true;
   }
 
   static override styles = css`
@@ -99,6 +97,8 @@ export class LmtabMlcCatalog extends LitElement {
 
   override connectedCallback() {
     super.connectedCallback();
+    // Hidden until an adapter is found (a constructor may not set attributes).
+    this.hidden = this.capabilities?.adapter === undefined;
     void this.start();
   }
 

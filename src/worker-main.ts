@@ -5,7 +5,7 @@ import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
-import { createWllamaEngine } from './engine/index.js';
+import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';
@@ -32,7 +32,18 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   const message = event.data;
   if (message.type === 'init') {
     const store = createIdbModelStore();
-    const engine = createWllamaEngine({ store, wasmUrl, ...message.settings });
+    const engine = createEngineSwitch({
+      store,
+      engines: {
+        gguf: createWllamaEngine({ store, wasmUrl, ...message.settings }),
+        // MLC models load from the store through the service worker's /lmtab-store/ URLs.
+        mlc: createWebLlmEngine({
+          store,
+          origin: self.location.origin,
+          contextLength: message.settings.contextLength,
+        }),
+      },
+    });
     // The page's hub settings at start, then whatever any tab saves (they apply to the next pull).
     let hubSettings = message.hub;
     watchHubSettings((settings) => (hubSettings = settings));

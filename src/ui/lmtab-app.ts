@@ -10,6 +10,8 @@ import './lmtab-developer-view.js';
 import './lmtab-discover-view.js';
 import './lmtab-models-view.js';
 import type { RelayServer } from './relay-server.js';
+import './lmtab-update-banner.js';
+import type { UpdateState } from './lmtab-update-banner.js';
 
 /** The app's tabs, in LM Studio's order; the id is the URL hash. */
 const tabs = [
@@ -45,6 +47,7 @@ export class LmtabApp extends LitElement {
     ready: { type: Boolean },
     fatal: { type: String },
     host: { type: Boolean, attribute: 'data-engine-host' },
+    updateState: { attribute: false },
     models: { state: true },
     engine: { state: true },
     engineError: { state: true },
@@ -78,12 +81,15 @@ export class LmtabApp extends LitElement {
     const tab = tabFromHash(location.hash);
     if (tab) this.tab = tab;
   };
+  /** A new version of the app waiting or active, shown by the update banner. */
+  declare updateState: UpdateState;
 
   constructor() {
     super();
     this.ready = false;
     this.fatal = '';
     this.host = false;
+    this.updateState = '';
     this.models = [];
     this.engineError = '';
     this.modelsError = '';
@@ -423,6 +429,7 @@ export class LmtabApp extends LitElement {
     if (this.fatal) return html`<p class="fatal error" role="alert">${this.fatal}</p>`;
     const text = this.engineText();
     return html`
+      <lmtab-update-banner .state=${this.updateState}></lmtab-update-banner>
       <header class="top">
         <h1 class="brand"><span class="logo">${icons.chat}</span>lmtab</h1>
         <span class="engine" title=${this.engineError === '' ? text : this.engineError}>

@@ -19,9 +19,10 @@ interface StorageState {
 
 function sourceText(record: ModelRecord): string {
   if (record.customization) return `custom, from ${record.customization.from}`;
-  return record.source.kind === 'hub'
-    ? `${record.source.repo} (${record.source.quantization})`
-    : `imported from ${record.source.fileName}`;
+  const { source } = record;
+  if (source.kind === 'hub') return `${source.repo} (${source.quantization})`;
+  if (source.kind === 'mlc') return `WebGPU (MLC): ${source.catalogId}`;
+  return `imported from ${source.fileName}`;
 }
 
 /**

@@ -1,7 +1,9 @@
-export { isComplete } from './model-record.js';
+export { isComplete, modelFormat } from './model-record.js';
 export type {
   GgufSummary,
+  MlcSource,
   ModelCustomization,
+  ModelFormat,
   ModelRecord,
   ModelSource,
   StoredFile,
@@ -32,3 +34,12 @@ export type { DownloadManagerOptions, DownloadState, DownloadStatus } from './do
 export { RateMeter } from './rate-meter.js';
 export type { RateMeterOptions } from './rate-meter.js';
 export { ensureSpace, formatBytes } from './storage-space.js';
+export {
+  parseStoredFilePath,
+  storedFilePath,
+  storedFilePrefix,
+  storedModelPath,
+} from './stored-file-url.js';
+export { serveStoredFile } from './serve-stored-file.js';
+export { downloadMlcModel, mlcModelBaseUrl } from './download-mlc-model.js';
+export type { DownloadMlcOptions, MlcModelSpec } from './download-mlc-model.js';

@@ -5,6 +5,7 @@ import { encodeGguf } from '../../support/gguf-writer.js';
 import { ensureFixtures, fixtureModel } from '../../support/lfm2-fixtures.js';
 import { splitGgufModel } from '../../support/split-gguf.js';
 import { fixtureDir } from './paths.js';
+import { openTab } from './app.js';
 
 /** The fixture repositories the e2e fake hub serves. */
 export const repos = {
@@ -79,6 +80,7 @@ export async function useHub(page: Page, hub: FakeHub, token?: string): Promise<
 
 /** Searches the Discover view, opens a repository and waits for its quantizations. */
 export async function openRepo(page: Page, query: string, repo: string): Promise<void> {
+  await openTab(page, 'Discover');
   await page.getByLabel('Search models').fill(query);
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await page.getByRole('button', { name: new RegExp(`^${repo} `) }).click();

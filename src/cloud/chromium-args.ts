@@ -22,3 +22,8 @@ export const GPU_CHROMIUM_ARGS: readonly string[] = [
 
 /** The environment variable the headless engine launcher reads extra Chromium flags from. */
 export const CHROMIUM_ARGS_ENV = 'LMTAB_CHROMIUM_ARGS';
+
+/** Extra Chromium flags from `LMTAB_CHROMIUM_ARGS` (space-separated); none when unset. */
+export function chromiumArgsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  return (env[CHROMIUM_ARGS_ENV] ?? '').split(/\s+/).filter((arg) => arg !== '');
+}

@@ -7,7 +7,12 @@ export type {
 } from './apply-manifests.js';
 export { APP_AUTH_MODES, authorizeRequest, EXPECTED_AUTHORIZATION } from './authorize-request.js';
 export type { AppAuth, AuthDecision } from './authorize-request.js';
-export { CHROMIUM_ARGS_ENV, CONTAINER_CHROMIUM_ARGS, GPU_CHROMIUM_ARGS } from './chromium-args.js';
+export {
+  CHROMIUM_ARGS_ENV,
+  chromiumArgsFromEnv,
+  CONTAINER_CHROMIUM_ARGS,
+  GPU_CHROMIUM_ARGS,
+} from './chromium-args.js';
 export { createGateway } from './create-gateway.js';
 export type { Gateway, GatewayOptions } from './create-gateway.js';
 export { defineApp, isAppDefinition, MAX_KEEP_ALIVE_SECONDS } from './define-app.js';
@@ -17,6 +22,7 @@ export type { DeployPlan, DeployPlanOptions } from './deploy-plan.js';
 export { renderDockerfile, renderDockerignore } from './dockerfile.js';
 export type { DockerfileOptions } from './dockerfile.js';
 export { formatDuration, parseDuration } from './duration.js';
+export { ENGINE_SETTINGS_KEY, headlessStorage, HUB_SETTINGS_KEY } from './headless-storage.js';
 export { createGatewayConfigReader, parseGatewayConfig } from './gateway-config.js';
 export { GATEWAY, gatewayArgs, gatewayManifests } from './gateway-manifests.js';
 export type { GatewayConfig, GatewayManifestOptions } from './gateway-manifests.js';

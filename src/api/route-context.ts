@@ -19,6 +19,8 @@ export interface RouteContext {
   fetch: typeof globalThis.fetch;
   /** Largest request body (and fetched image) accepted, in bytes. */
   maxBodyBytes: number;
+  /** Largest model file accepted by `POST /api/blobs/...`, in bytes. */
+  maxBlobBytes: number;
   /** lmtab's version, answered by `/api/version`. */
   version: string;
 }
@@ -28,7 +30,8 @@ export type RouteHandler = (context: RouteContext) => Promise<Response>;
 
 /** One entry of the route table. */
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  /** A GET route also answers HEAD (without the body) unless a HEAD route of the same path exists. */
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   /** Exact path, or a prefix ending in `{id}` that captures the rest of the path (slashes too). */
   path: string;
   handler: RouteHandler;

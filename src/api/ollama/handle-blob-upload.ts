@@ -1,0 +1,44 @@
+import { LmtabError } from '../../errors/index.js';
+import type { ModelRecord } from '../../store/index.js';
+import { describeBytes } from '../describe-bytes.js';
+import { readBlobBody } from '../read-blob-body.js';
+import type { RouteContext } from '../route-context.js';
+import { blobRecordId, parseBlobDigest } from './blob-digest.js';
+import { findBlob } from './find-blob.js';
+
+/**
+ * `POST /api/blobs/sha256:HEX`: stores the body as a model file (Ollama's blob upload, used by
+ * `create` with a local file), verified against the digest in the path: 201 when stored, 200 when
+ * already there, 400 when the bytes hash to another digest (nothing is kept then).
+ */
+export async function handleBlobUpload(context: RouteContext): Promise<Response> {
+  const { request, store } = context;
+  const hex = parseBlobDigest(context.params.id ?? '');
+  if ((await findBlob(store, hex)) !== undefined) {
+    void request.body?.cancel().catch(() => undefined);
+    return new Response(null, { status: 200 });
+  }
+  const body = await readBlobBody(request, { maxBytes: context.maxBlobBytes });
+  if (body.size === 0) {
+    throw new LmtabError(
+      'invalid_request',
+      'Missing request body: expected the bytes of a GGUF model file, received an empty body.',
+    );
+  }
+  const id = blobRecordId(hex);
+  let record: ModelRecord | undefined;
+  const file = new File([body], `${id}.gguf`);
+  for await (const event of store.importFiles(file, { id, signal: context.signal })) {
+    if (event.type === 'done') record = event.record;
+  }
+  const actual = record?.files[0]?.sha256 ?? record?.digest;
+  if (actual !== hex) {
+    await store.delete(id);
+    throw new LmtabError(
+      'invalid_request',
+      `Digest mismatch: the path says sha256:${hex}, but the ${describeBytes(body.size)} ` +
+        `received hash to sha256:${actual ?? 'nothing'}.`,
+    );
+  }
+  return new Response(null, { status: 201 });
+}

@@ -76,9 +76,8 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
-    const health = await client.health({ timeoutMs: 1000 });
-    // The engine tab connects a moment after the relay listens; requests before that would fail.
-    if (health !== undefined && (health.engines === undefined || health.engines > 0)) return;
+    // The relay starts the headless engine with the first API request and holds it until then.
+    if ((await client.health({ timeoutMs: 1000 })) !== undefined) return;
     if (exited !== undefined) {
       throw new LmtabError(
         'no_engine',
@@ -87,7 +86,6 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  if ((await client.health()) !== undefined) return;
   throw new LmtabError(
     'no_engine',
     `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; see ${logPath}.`,

@@ -1,7 +1,7 @@
 import { LmtabError } from '../errors/index.js';
 import { parseModelReference } from '../hub/index.js';
 import type { ProgressDisplay } from './progress-display.js';
-import type { RelayClient } from './relay-client.js';
+import type { RelayClient, TagsModel } from './relay-client.js';
 
 /**
  * Pulls a hub model through the relay (`/api/pull`), showing its progress, and returns the name
@@ -16,16 +16,32 @@ export async function pullModel(
   for await (const status of client.pull(ref, options)) display.update(status);
   display.finish();
   if (await client.has(ref)) return ref;
-  // `ORG/REPO` without a level is stored under the level the hub chose; take the newest.
-  const repo = parseModelReference(ref).repo.toLowerCase();
-  const stored = (await client.tags())
-    .filter((m) => m.name.toLowerCase().startsWith(`hf.co/${repo}:`))
-    .sort((a, b) => Date.parse(b.modified_at) - Date.parse(a.modified_at));
-  const name = stored[0]?.name;
+  const name = storedReference(await client.tags(), ref);
   if (name === undefined) {
     throw new LmtabError('model_not_found', `Pulled ${ref}, but the store does not list it.`);
   }
   return name;
+}
+
+/**
+ * The stored model a hub reference names, spelled as the store has it (`hf.co/ORG/REPO:QUANT`,
+ * in the hub's case): the level asked for, or without one Q4_K_M, else the newest level stored.
+ */
+export function storedReference(models: readonly TagsModel[], ref: string): string | undefined {
+  let wanted;
+  try {
+    wanted = parseModelReference(ref);
+  } catch {
+    return undefined;
+  }
+  const prefix = `hf.co/${wanted.repo}:`.toLowerCase();
+  const levels = models
+    .filter((m) => m.name.toLowerCase().startsWith(prefix))
+    .sort((a, b) => Date.parse(b.modified_at) - Date.parse(a.modified_at));
+  const level = (m: TagsModel) => m.name.slice(prefix.length).toUpperCase();
+  const exact = levels.find((m) => level(m) === (wanted.quantization ?? 'Q4_K_M').toUpperCase());
+  if (exact !== undefined || wanted.quantization !== undefined) return exact?.name;
+  return levels[0]?.name;
 }
 
 /** Whether a model name looks like a hub reference (`hf.co/ORG/REPO[:QUANT]` or `ORG/REPO`). */
@@ -54,5 +70,5 @@ export async function ensureModel(
     const missing = error instanceof LmtabError && error.status === 404;
     if (!missing || !isHubReference(ref)) throw error;
   }
-  return pullModel(client, ref, display);
+  return storedReference(await client.tags(), ref) ?? pullModel(client, ref, display);
 }

@@ -10,11 +10,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('answers a chat completion', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const answer = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       return client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Hello there' }],
@@ -38,11 +34,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('streams a chat completion ending with [DONE]', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const stream = await client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Tell me a story' }],
@@ -97,11 +89,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const ask = (extra: object) =>
         client.chat.completions.create({
           model,
@@ -131,11 +119,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const activeSlots = async () => {
         const engine = await (await fetch('/api/lmtab/engine')).json();
         return engine.loaded[0]?.active as number;
@@ -191,11 +175,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('two concurrent streams are decoded together', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const run = async (prompt: string) => {
         const times: number[] = [];
         const stream = await client.chat.completions.create({
@@ -230,11 +210,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     const image = await pngDataUri(page);
     const withImage = await page.evaluate(
       async ([model, image]) => {
-        const client = new window.OpenAI({
-          baseURL: location.origin + '/v1',
-          apiKey: 'any',
-          dangerouslyAllowBrowser: true,
-        });
+        const client = window.openai;
         const ask = (content: never) =>
           client.chat.completions.create({
             model,
@@ -260,11 +236,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('runs the mixture-of-experts fixture', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2moe.gguf');
     const answer = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       return client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Hi' }],
@@ -278,11 +250,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('lists models and answers raw completions', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const list = await client.models.list();
       const one = await client.models.retrieve(model);
       const completion = await client.completions.create({

@@ -2,6 +2,7 @@ import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { Engine } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
 import { ollamaErrorResponse } from './ollama/ollama-error.js';
+import { createProjectorUploads } from './ollama/projector-uploads.js';
 import { openAiErrorResponse } from './openai/openai-error.js';
 import type { Route, RouteContext } from './route-context.js';
 import { routes } from './routes.js';
@@ -44,6 +45,7 @@ export function createRouter(options: RouterOptions): Router {
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
+  const projectorUploads = createProjectorUploads();
   const injected = options.fetch;
   // Called unbound: browsers refuse `fetch` called as a method of another object.
   const fetchImage: typeof globalThis.fetch = (input, init) =>
@@ -71,6 +73,7 @@ export function createRouter(options: RouterOptions): Router {
           fetch: fetchImage,
           maxBodyBytes,
           maxBlobBytes,
+          projectorUploads,
           version: options.version,
         };
         const response = await route.handler(context);

@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
+import type { ProjectorUploads } from './ollama/projector-uploads.js';
 
 /** What a route handler gets for one request. */
 export interface RouteContext {
@@ -21,6 +22,8 @@ export interface RouteContext {
   maxBodyBytes: number;
   /** Largest model file accepted by `POST /api/blobs/...`, in bytes. */
   maxBlobBytes: number;
+  /** Vision projectors uploaded to `/api/blobs`, waiting for `/api/create`. */
+  projectorUploads: ProjectorUploads;
   /** lmtab's version, answered by `/api/version`. */
   version: string;
 }

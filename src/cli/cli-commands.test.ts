@@ -2,6 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeGguf } from '../../tests/support/gguf-writer.js';
+import { lfm2VlProjector } from '../../tests/support/lfm2-fixtures.js';
 import { modelRecordFixture } from '../api/testing/model-record-fixture.js';
 import { createCommand } from './create-command.js';
 import { listCommand } from './list-command.js';
@@ -139,6 +141,19 @@ describe('the CLI against the API router', () => {
     expect(context.stdout.text).toBe('Hello, world\n');
     expect(harness.engine.requests[0]?.model).toBe('tiny');
     expect((await harness.store.get('tiny'))?.customization).toBeUndefined();
+  });
+
+  it('runs a local vision model with the projector beside it', async () => {
+    await writeFile(join(dir, 'tiny-vl.gguf'), 'GGUF tiny vision model');
+    await writeFile(join(dir, 'mmproj-tiny-vl.gguf'), encodeGguf(lfm2VlProjector()));
+    const context = harness.context({ cwd: dir });
+    await runCommand(context, `${dir}/tiny-vl.gguf`, ['What', 'is', './cat.png?'], {});
+    expect(context.stderr.text).toContain('using vision projector mmproj-tiny-vl.gguf\n');
+    expect(context.stderr.text).toContain("Added image './cat.png'\n");
+    expect((await harness.store.get('tiny-vl'))?.projector?.name).toBe('mmproj-tiny-vl.gguf');
+    const again = harness.context({ cwd: dir });
+    await runCommand(again, './tiny-vl.gguf', ['Hi'], {});
+    expect(again.stderr.text).not.toContain('writing model');
   });
 
   it('lists, shows and removes models', async () => {

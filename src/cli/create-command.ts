@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { LmtabError } from '../errors/index.js';
 import { parseModelfile } from '../modelfile/index.js';
 import type { CliContext } from './cli-context.js';
@@ -8,7 +8,7 @@ import { localModelPath } from './local-model-path.js';
 import { createProgressDisplay } from './progress-display.js';
 import { ensureModel } from './pull-model.js';
 import type { CreateRequest } from './relay-client.js';
-import { describeFsError, uploadModelFile } from './upload-model-file.js';
+import { describeFsError, uploadLocalModel } from './upload-model-file.js';
 
 /** Options of {@link createCommand}. */
 export interface CreateOptions {
@@ -67,7 +67,7 @@ export async function createCommand(
   if (modelfile.system !== undefined) body.system = modelfile.system;
   if (modelfile.license !== undefined) body.license = modelfile.license;
   if (fromPath !== undefined) {
-    body.files = { [basename(fromPath)]: await uploadModelFile(client, fromPath, display) };
+    body.files = await uploadLocalModel(client, fromPath, display);
   } else {
     body.from = await ensureModel(client, modelfile.from, display);
   }

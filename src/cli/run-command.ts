@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { basename } from 'node:path';
 import { LmtabError } from '../errors/index.js';
 import { createChatSession } from './chat-session.js';
 import type { CliContext } from './cli-context.js';
@@ -10,7 +9,7 @@ import { ensureModel } from './pull-model.js';
 import type { RelayClient } from './relay-client.js';
 import { runRepl } from './repl.js';
 import { takeImagePaths } from './take-image-paths.js';
-import { uploadModelFile } from './upload-model-file.js';
+import { uploadLocalModel } from './upload-model-file.js';
 
 /** Options of {@link runCommand}. */
 export interface RunOptions {
@@ -85,18 +84,23 @@ async function resolveRunModel(
       `Cannot read ${modelArg}: no such file (looked for ${path}).`,
     );
   }
-  const digest = await uploadModelFile(client, path, display);
+  const files = await uploadLocalModel(client, path, display);
   const name = modelNameFromFile(path);
+  const [digest = ''] = Object.values(files);
   const stored = (await client.tags()).find((m) => m.name === name);
-  if (stored?.digest !== digest.replace(/^sha256:/, '')) {
-    for await (const status of client.create({
-      model: name,
-      files: { [basename(path)]: digest },
-    })) {
+  const paired = Object.keys(files).length === 1 || (await hasVision(client, name));
+  // The same file already stored under this name needs no new record.
+  if (stored?.digest !== digest.replace(/^sha256:/, '') || !paired) {
+    for await (const status of client.create({ model: name, files })) {
       if (status.status !== 'success') display.update(status);
     }
   }
   return name;
+}
+
+async function hasVision(client: RelayClient, name: string): Promise<boolean> {
+  const info = await client.show(name).catch(() => undefined);
+  return (info?.capabilities ?? []).includes('vision');
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { LmtabError } from '../errors/index.js';
 import type { ProgressDisplay } from './progress-display.js';
+import { projectorFileFor } from './projector-file-for.js';
 import type { RelayClient } from './relay-client.js';
 
 /**
@@ -44,6 +45,30 @@ export async function uploadModelFile(
   );
   await client.uploadBlob(digest, counted, size);
   return digest;
+}
+
+/**
+ * Uploads a local model file and the vision projector beside it, if one fits (see
+ * `projectorFileFor`): the `files` of an `/api/create` request, file name to digest.
+ */
+export async function uploadLocalModel(
+  client: RelayClient,
+  path: string,
+  display: ProgressDisplay,
+): Promise<Record<string, string>> {
+  const files = { [basename(path)]: await uploadModelFile(client, path, display) };
+  let names: string[] = [];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    // An unreadable folder has no projector to offer.
+  }
+  const projector = projectorFileFor(path, names);
+  if (projector !== undefined) {
+    display.update({ status: `using vision projector ${projector}` });
+    files[projector] = await uploadModelFile(client, join(dirname(path), projector), display);
+  }
+  return files;
 }
 
 async function fileSize(path: string): Promise<number> {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { encodeGguf } from '../../../tests/support/gguf-writer.js';
+import { lfm2VlProjector } from '../../../tests/support/lfm2-fixtures.js';
 import { Sha256 } from '../../store/index.js';
 import { modelRecordFixture } from '../testing/model-record-fixture.js';
 import { readChunks, routerHarness } from '../testing/router-harness.js';
@@ -149,6 +151,28 @@ describe('POST /api/create', () => {
     });
   });
 
+  it('pairs an uploaded vision projector with the model file', async () => {
+    const harness = routerHarness();
+    const projector = encodeGguf(lfm2VlProjector()) as Uint8Array<ArrayBuffer>;
+    const projectorHex = new Sha256().update(projector).digestHex();
+    await upload(harness, gguf);
+    expect(await exists(harness, projectorHex)).toBe(404);
+    expect((await upload(harness, projector, projectorHex)).status).toBe(201);
+    expect(await exists(harness, projectorHex)).toBe(200);
+    const response = await harness.send('/api/create', {
+      model: 'tiny-vl',
+      files: { 'tiny.gguf': `sha256:${hex}`, 'mmproj-tiny.gguf': `sha256:${projectorHex}` },
+    });
+    expect((await readChunks(response)).join('')).toContain(
+      `{"status":"using vision projector sha256:${projectorHex}"}`,
+    );
+    const record = await harness.store.get('tiny-vl');
+    expect(record?.projector).toMatchObject({ name: 'mmproj-tiny.gguf', sha256: projectorHex });
+    // Held no more, but found on the model now: a second upload is not needed.
+    expect(await exists(harness, projectorHex)).toBe(200);
+    expect((await upload(harness, projector, 'd'.repeat(64))).status).toBe(400);
+  });
+
   it('makes a plain copy of an uploaded file when nothing is customized', async () => {
     const harness = routerHarness();
     await upload(harness, gguf);
@@ -214,8 +238,15 @@ describe('POST /api/create', () => {
       `No model file with digest sha256:${'c'.repeat(64)} is stored: upload it first with POST /api/blobs/sha256:${'c'.repeat(64)}.`,
     ],
     [
-      { model: 'x', files: { 'a.gguf': 'sha256:1', 'b.gguf': 'sha256:2' } },
-      'Invalid `files`: lmtab makes a model from one GGUF file (it pairs a vision projector itself), received 2: a.gguf, b.gguf.',
+      {
+        model: 'x',
+        files: { 'a.gguf': `sha256:${'a'.repeat(64)}`, 'b.gguf': `sha256:${'a'.repeat(64)}` },
+      },
+      'Invalid `files`: expected one GGUF model file and at most one vision projector, received 2: a.gguf, b.gguf.',
+    ],
+    [
+      { model: 'x', files: { 'a.gguf': 'sha256:1' } },
+      'Invalid files.a.gguf: expected "sha256:" followed by 64 hex digits, received "sha256:1".',
     ],
     [
       { model: 'x', from: 'lfm2-350m', quantize: 'q4_K_M' },

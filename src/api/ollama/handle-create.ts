@@ -9,6 +9,7 @@ import { readJsonBody } from '../read-json-body.js';
 import type { RouteContext } from '../route-context.js';
 import { blobRecordId, parseBlobDigest } from './blob-digest.js';
 import { findBlob } from './find-blob.js';
+import { findProjector } from './find-projector.js';
 import { ndjsonResponse } from './ndjson-response.js';
 import { newModelName } from './new-model-name.js';
 
@@ -35,7 +36,15 @@ type CreateWireRequest = z.output<typeof createRequestSchema>;
 
 /** Where the new model's weights come from. */
 type Base =
-  { kind: 'model'; record: ModelRecord } | { kind: 'file'; record: ModelRecord; hex: string };
+  | { kind: 'model'; record: ModelRecord }
+  | { kind: 'file'; record: ModelRecord; hex: string; projector?: UploadedProjector };
+
+/** A vision projector named in `files`, to attach to the new model. */
+interface UploadedProjector {
+  name: string;
+  hex: string;
+  blob: Blob;
+}
 
 /**
  * `POST /api/create`: a custom model from a stored one (`from`) or an uploaded file (`files`, or
@@ -75,6 +84,12 @@ export async function handleCreate(context: RouteContext): Promise<Response> {
         ...(customization ?? emptyCustomization(staged)),
         from: staged,
       });
+    }
+    if (base.projector !== undefined) {
+      const { name: fileName, hex, blob } = base.projector;
+      await store.attachProjector(name, new File([blob], fileName), { signal: context.signal });
+      context.projectorUploads.delete(hex);
+      statuses.push(`using vision projector sha256:${hex}`);
     }
     if ((await store.get(staged)) !== undefined) await store.delete(staged);
   } else {
@@ -120,14 +135,7 @@ async function findBase(context: RouteContext, wire: CreateWireRequest): Promise
       'files',
     );
   }
-  if (files.length > 1) {
-    throw invalid(
-      `Invalid \`files\`: lmtab makes a model from one GGUF file (it pairs a vision projector itself), received ${files.length}: ${files.map(([f]) => f).join(', ')}.`,
-      'files',
-    );
-  }
-  const [file] = files;
-  if (file !== undefined) return fileBase(context, parseBlobDigest(file[1], `files.${file[0]}`));
+  if (files.length > 0) return filesBase(context, files);
   if (from === '') {
     throw invalid(
       'Missing required field `from`: expected a model to build on (e.g. "hf.co/ORG/REPO:Q4_K_M"), or `files` naming an uploaded GGUF ({"model.gguf": "sha256:..."}).',
@@ -136,6 +144,39 @@ async function findBase(context: RouteContext, wire: CreateWireRequest): Promise
   }
   if (/^sha256[:-]/i.test(from)) return fileBase(context, parseBlobDigest(from, 'from'));
   return { kind: 'model', record: await findModel(context.store, from) };
+}
+
+/** One model file and at most one vision projector, each uploaded (or already stored). */
+async function filesBase(context: RouteContext, files: [string, string][]): Promise<Base> {
+  const tooMany = () =>
+    invalid(
+      `Invalid \`files\`: expected one GGUF model file and at most one vision projector, received ${files.length}: ${files.map(([f]) => f).join(', ')}.`,
+      'files',
+    );
+  if (files.length > 2) throw tooMany();
+  let model: { name: string; hex: string } | undefined;
+  let projector: UploadedProjector | undefined;
+  for (const [name, digest] of files) {
+    const hex = parseBlobDigest(digest, `files.${name}`);
+    const blob = (await findBlob(context.store, hex))
+      ? undefined
+      : await findProjector(context.store, context.projectorUploads, hex);
+    if (blob === undefined) {
+      if (model !== undefined) throw tooMany();
+      model = { name, hex };
+    } else {
+      if (projector !== undefined) throw tooMany();
+      projector = { name, hex, blob };
+    }
+  }
+  if (model === undefined) {
+    throw invalid(
+      `Invalid \`files\`: ${files.map(([f]) => f).join(', ')} holds a vision projector but no model; expected the model's GGUF file too.`,
+      'files',
+    );
+  }
+  const base = await fileBase(context, model.hex);
+  return base.kind === 'file' && projector !== undefined ? { ...base, projector } : base;
 }
 
 async function fileBase(context: RouteContext, hex: string): Promise<Base> {

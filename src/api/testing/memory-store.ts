@@ -8,7 +8,7 @@ export interface MemoryStore extends ModelStore {
   /** Ids passed to `delete`, in order. */
   deleted: string[];
   /** The bytes of each imported file, by file id. */
-  bytes: Map<string, Uint8Array>;
+  bytes: Map<string, Uint8Array<ArrayBuffer>>;
 }
 
 /**
@@ -17,9 +17,6 @@ export interface MemoryStore extends ModelStore {
  */
 export function createMemoryStore(records: ModelRecord[]): MemoryStore {
   const byId = new Map(records.map((r) => [r.id, r]));
-  const unsupported = (name: string) => () => {
-    throw new Error(`MemoryStore.${name} is not implemented`);
-  };
   const require = (id: string): ModelRecord => {
     const record = byId.get(id);
     if (record === undefined) {
@@ -32,7 +29,7 @@ export function createMemoryStore(records: ModelRecord[]): MemoryStore {
     return Promise.resolve(record);
   };
   const deleted: string[] = [];
-  const bytes = new Map<string, Uint8Array>();
+  const bytes = new Map<string, Uint8Array<ArrayBuffer>>();
   let imports = 0;
   return {
     deleted,
@@ -72,10 +69,35 @@ export function createMemoryStore(records: ModelRecord[]): MemoryStore {
       });
       yield { type: 'done', record: await put(record) };
     },
-    attachProjector: unsupported('attachProjector'),
+    async attachProjector(id, projector) {
+      const data = new Uint8Array(await projector.arrayBuffer());
+      const fileId = `import-${++imports}`;
+      bytes.set(fileId, data);
+      const record = require(id);
+      return put({
+        ...record,
+        projector: {
+          fileId,
+          name: projector.name,
+          size: data.length,
+          sha256: new Sha256().update(data).digestHex(),
+          chunkSize: data.length,
+          chunks: 1,
+          complete: true,
+        },
+      });
+    },
     createCustom: (id, customization) => put({ ...require(customization.from), id, customization }),
     copy: (source, destination) => put({ ...require(source), id: destination }),
-    open: unsupported('open'),
+    open(id) {
+      const record = require(id);
+      const blob = (fileId: string) =>
+        new Blob([bytes.get(fileId) ?? new Uint8Array(0)] as BlobPart[]);
+      return Promise.resolve({
+        model: record.files.map((f) => blob(f.fileId)),
+        ...(record.projector === undefined ? {} : { projector: blob(record.projector.fileId) }),
+      });
+    },
     touch: () => Promise.resolve(),
   };
 }

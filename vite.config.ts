@@ -1,4 +1,8 @@
+import { resolve } from 'node:path';
+import type { Plugin } from 'vite';
+import { injectManifest } from 'workbox-build';
 import { defineConfig } from 'vitest/config';
+import packageJson from './package.json';
 
 // Cross-origin isolation lets WebAssembly use more than one thread (SharedArrayBuffer).
 const isolationHeaders = {
@@ -7,14 +11,71 @@ const isolationHeaders = {
   'Service-Worker-Allowed': '/',
 };
 
+/** Largest file precached: wllama.wasm is 8.7 MB, web-llm's bundle about 6 MB (workbox's default is 2 MiB). */
+const maxPrecachedBytes = 32 * 1024 * 1024;
+
+/**
+ * Writes the precache manifest (every built file with a revision) into `sw.js` once the bundle is
+ * on disk, replacing `self.__WB_MANIFEST`. Hashed files under `assets/` are their own revision.
+ */
+function precacheManifest(): Plugin {
+  let outDir = 'dist';
+  let log = (message: string) => console.log(message);
+  return {
+    name: 'lmtab-precache-manifest',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+      log = (message) => config.logger.info(message);
+    },
+    async closeBundle() {
+      const sw = resolve(outDir, 'sw.js');
+      const { count, size, warnings } = await injectManifest({
+        swSrc: sw,
+        swDest: sw,
+        globDirectory: outDir,
+        globPatterns: ['**/*.{html,js,css,wasm,svg,png,webmanifest,json}'],
+        globIgnores: ['**/*.map'],
+        dontCacheBustURLsMatching: /^assets\//,
+        maximumFileSizeToCacheInBytes: maxPrecachedBytes,
+      });
+      // A skipped file would silently break offline use: fail the build instead.
+      if (warnings.length > 0) throw new Error(`Precache manifest: ${warnings.join('; ')}`);
+      log(`precache manifest: ${count} files, ${(size / 1e6).toFixed(1)} MB injected into sw.js`);
+    },
+  };
+}
+
+/**
+ * `virtual:web-llm-catalog`: web-llm's prebuilt model list as JSON, so the page lists MLC models
+ * without loading web-llm itself (6 MB; only the engine worker needs it).
+ */
+function webLlmCatalog(): Plugin {
+  const id = 'virtual:web-llm-catalog';
+  return {
+    name: 'lmtab-web-llm-catalog',
+    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    async load(resolved) {
+      if (resolved !== `\0${id}`) return undefined;
+      const { prebuiltAppConfig } = await import('@mlc-ai/web-llm');
+      return `export default ${JSON.stringify(prebuiltAppConfig)};`;
+    },
+  };
+}
+
 export default defineConfig({
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders, port: 1234 },
   worker: { format: 'es' },
   optimizeDeps: { exclude: ['@wllama/wllama'] },
+  define: {
+    // Tells builds apart (the update banner, tests that deploy one build over another).
+    __LMTAB_BUILD__: JSON.stringify(process.env.LMTAB_BUILD_ID ?? packageJson.version),
+  },
+  plugins: [webLlmCatalog(), precacheManifest()],
   build: {
     target: 'es2022',
-    chunkSizeWarningLimit: 2048,
+    chunkSizeWarningLimit: 8192,
     rollupOptions: {
       input: { main: 'index.html', sw: 'sw/sw.ts' },
       output: {

@@ -1,21 +1,63 @@
 // The page's main: registers the service worker, joins the engine host election and mounts the UI.
-import { startEngineHost } from './bridge/index.js';
+import { Workbox } from 'workbox-window';
+import { engineQueryFlag, startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
-import { createIdbModelStore } from './store/index.js';
-import { loadEngineSettings } from './ui/index.js';
+import { hubHeadersFor, loadHubSettings } from './hub/index.js';
+import { createIdbModelStore, DownloadManager } from './store/index.js';
+import { createConversationStore, loadEngineSettings, RelayServer } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
-async function registerServiceWorker(): Promise<void> {
-  const container = navigator.serviceWorker;
+/** Session flag: this tab already reloaded once to come under the worker's isolation headers. */
+const isolationReloadKey = 'lmtab:isolation-reload';
+
+function controllerChange(): Promise<void> {
+  return new Promise((resolve) =>
+    navigator.serviceWorker.addEventListener('controllerchange', () => resolve(), { once: true }),
+  );
+}
+
+/**
+ * Registers the service worker through workbox-window, waits until it controls the page (the first
+ * visit too: the worker claims it, so no reload is needed for the API) and offers a waiting update.
+ */
+async function registerServiceWorker(app: LmtabApp | null): Promise<void> {
   const url = import.meta.env.DEV ? '/sw/sw.ts' : '/sw.js';
-  await container.register(url, { type: 'module', scope: '/' });
-  // The first visit is not controlled yet: wait for clients.claim() instead of asking for a reload.
-  if (!container.controller) {
-    await new Promise((resolve) =>
-      container.addEventListener('controllerchange', resolve, { once: true }),
-    );
+  const workbox = new Workbox(url, { type: 'module', scope: '/' });
+  workbox.addEventListener('waiting', () => app && (app.updateState = 'waiting'));
+  // Another tab accepted an update: this tab now runs old code under the new worker, which works.
+  workbox.addEventListener('controlling', (event) => {
+    if (event.isUpdate && app) app.updateState = 'activated';
+  });
+  const registration = await workbox.register({ immediate: true });
+  app?.addEventListener('update-requested', () => {
+    // Skip waiting only on request; the page reloads once the new worker controls it.
+    if (!registration?.waiting) return location.reload();
+    void controllerChange().then(() => location.reload());
+    workbox.messageSkipWaiting();
+  });
+  if (!navigator.serviceWorker.controller) {
+    const controlled = controllerChange();
+    // A hard reload bypasses an already active worker: ask it to claim this page.
+    registration?.active?.postMessage({ type: 'lmtab:claim' });
+    await controlled;
   }
+}
+
+/**
+ * On a host that cannot send COOP/COEP, the page is isolated only once the service worker serves
+ * it with those headers: reload once after it takes control. True when the page reloads.
+ */
+function reloadForIsolation(): boolean {
+  if (globalThis.crossOriginIsolated) {
+    sessionStorage.removeItem(isolationReloadKey);
+    return false;
+  }
+  // Tried once in this tab already: carry on with one thread rather than loop.
+  if (sessionStorage.getItem(isolationReloadKey) !== null) return false;
+  sessionStorage.setItem(isolationReloadKey, '1');
+  location.reload();
+  return true;
 }
 
 function startEngineWorker(settings: EngineSettings) {
@@ -23,7 +65,12 @@ function startEngineWorker(settings: EngineSettings) {
     type: 'module',
     name: 'lmtab-engine',
   });
-  worker.postMessage({ type: 'init', settings, version: packageJson.version });
+  worker.postMessage({
+    type: 'init',
+    settings,
+    hub: loadHubSettings(),
+    version: packageJson.version,
+  });
   return {
     connect(): MessagePort {
       const channel = new MessageChannel();
@@ -34,6 +81,7 @@ function startEngineWorker(settings: EngineSettings) {
 }
 
 async function main(): Promise<void> {
+  document.documentElement.dataset.build = __LMTAB_BUILD__;
   const app = document.querySelector<LmtabApp>('lmtab-app');
   if (!('serviceWorker' in navigator)) {
     app?.setAttribute(
@@ -42,15 +90,33 @@ async function main(): Promise<void> {
     );
     return;
   }
-  await registerServiceWorker();
+  await registerServiceWorker(app);
+  if (reloadForIsolation()) return;
   const host = startEngineHost({
     startEngine: () => startEngineWorker(loadEngineSettings()),
     // Tests and people can see which tab holds the engine.
     onHost: () => app?.setAttribute('data-engine-host', ''),
   });
+  const relayServer = new RelayServer({
+    connect: () => host.connect(),
+    version: packageJson.version,
+  });
+  // A headless engine (lmtab serve --headless) opens the app with this flag to serve the relay.
+  const { name, value } = engineQueryFlag;
+  if (new URLSearchParams(location.search).get(name) === value) relayServer.start();
   if (app) {
-    app.store = createIdbModelStore();
+    const store = createIdbModelStore();
+    // One download manager per page: a reload lists unfinished downloads and resumes them.
+    const downloads = new DownloadManager({
+      store,
+      headers: (url) => hubHeadersFor(url, loadHubSettings()),
+    });
+    void downloads.start();
+    app.store = store;
+    app.downloads = downloads;
     app.engineHost = host;
+    app.conversations = createConversationStore();
+    app.relayServer = relayServer;
     app.ready = true;
   }
 }

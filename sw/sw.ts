@@ -1,4 +1,10 @@
 /// <reference lib="webworker" />
+// The one service worker of the origin: the API shim (/v1, /api -> the engine host tab), the stored
+// model files web-llm loads, the offline precache of the app shell, and COOP/COEP on everything it
+// serves so the app is cross-origin isolated even on a static host that cannot set headers.
+import { PrecacheController, PrecacheRoute } from 'workbox-precaching';
+import type { PrecacheEntry } from 'workbox-precaching';
+import { NavigationRoute, Router } from 'workbox-routing';
 import {
   fetchOverPort,
   isApiPath,
@@ -7,11 +13,26 @@ import {
   type HostWanted,
 } from '../src/bridge/index.js';
 import { errorResponse, streamErrorBytes } from '../src/api/wire-errors.js';
+import { createIdbModelStore, serveStoredFile, storedFilePrefix } from '../src/store/index.js';
+import { withIsolationHeaders } from './with-isolation-headers.js';
 
-declare const self: ServiceWorkerGlobalScope;
+declare const self: ServiceWorkerGlobalScope & {
+  /** Replaced at build by workbox-build's injectManifest; absent under `vite dev`. */
+  __WB_MANIFEST?: Array<PrecacheEntry | string>;
+};
 
 /** Milliseconds to wait for a tab to hand over an engine port before answering 503. */
 const hostWaitMs = 15_000;
+
+/** The message workbox-window's `messageSkipWaiting()` sends when a person accepts an update. */
+interface SkipWaiting {
+  type: 'SKIP_WAITING';
+}
+
+/** Sent by a page that an active worker does not control (after a hard reload). */
+interface ClaimRequest {
+  type: 'lmtab:claim';
+}
 
 interface Host {
   port: MessagePort;
@@ -21,11 +42,19 @@ interface Host {
 let host: Host | undefined;
 let hostWaiters: Array<(host: Host) => void> = [];
 
-self.addEventListener('install', () => void self.skipWaiting());
+// A first install activates at once; an update waits for "Reload to update" (SKIP_WAITING).
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
 self.addEventListener('message', (event) => {
-  const data = event.data as HostAnnouncement | undefined;
+  const data = event.data as HostAnnouncement | SkipWaiting | ClaimRequest | undefined;
+  if (data?.type === 'SKIP_WAITING') {
+    event.waitUntil(self.skipWaiting());
+    return;
+  }
+  if (data?.type === 'lmtab:claim') {
+    event.waitUntil(self.clients.claim());
+    return;
+  }
   const source = event.source as Client | null;
   if (data?.type !== 'lmtab:host' || !event.ports[0] || !source) return;
   host = { port: event.ports[0], clientId: source.id };
@@ -75,9 +104,40 @@ async function forward(request: Request): Promise<Response> {
   });
 }
 
+const isolation = {
+  handlerWillRespond: ({ response }: { response: Response }) =>
+    Promise.resolve(withIsolationHeaders(response)),
+};
+const precache = new PrecacheController({ plugins: [isolation] });
+const manifest = self.__WB_MANIFEST ?? [];
+// Adds the install (download every entry) and activate (drop stale entries) listeners.
+precache.precache(manifest);
+
+const router = new Router();
+router.registerRoute(new PrecacheRoute(precache));
+if (precache.getCacheKeyForURL('/index.html') !== undefined) {
+  // Any page path opens the app shell, from the cache when offline.
+  router.registerRoute(new NavigationRoute(precache.createHandlerBoundToURL('/index.html')));
+}
+// Everything else of the origin (the dev server's modules, the relay's pages) from the network.
+router.setDefaultHandler(async ({ request }) => withIsolationHeaders(await fetch(request)));
+
+const store = createIdbModelStore();
+
 self.addEventListener('fetch', (event) => {
-  const url = new URL(event.request.url);
-  if (url.origin !== self.location.origin || !isApiPath(url.pathname)) return;
-  // No waitUntil around the generation: Chrome cuts waitUntil at 300 s, a stream may run longer.
-  event.respondWith(forward(event.request));
+  const { request } = event;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  // The API first. No waitUntil around the generation: Chrome cuts waitUntil at 300 s.
+  if (isApiPath(url.pathname)) {
+    event.respondWith(forward(request));
+    return;
+  }
+  if (request.method !== 'GET') return;
+  if (url.pathname.startsWith(storedFilePrefix)) {
+    event.respondWith(serveStoredFile(store, url.pathname).then(withIsolationHeaders));
+    return;
+  }
+  const response = router.handleRequest({ event, request });
+  if (response) event.respondWith(response);
 });

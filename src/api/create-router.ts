@@ -4,7 +4,7 @@ import type { ModelStore } from '../store/index.js';
 import { ollamaErrorResponse } from './ollama/ollama-error.js';
 import { createProjectorUploads } from './ollama/projector-uploads.js';
 import { openAiErrorResponse } from './openai/openai-error.js';
-import type { Route, RouteContext } from './route-context.js';
+import type { HubAccess, Route, RouteContext } from './route-context.js';
 import { routes } from './routes.js';
 
 /** Options of {@link createRouter}. */
@@ -13,6 +13,8 @@ export interface RouterOptions {
   engine: Engine;
   /** Where the models are. */
   store: ModelStore;
+  /** Hub access for `/api/pull`; without it pulling answers 501. */
+  hub?: HubAccess;
   /** Epoch milliseconds now (for `created`, `created_at`); default `Date.now`. */
   clock?: () => number;
   /** Largest request body, and largest image, in bytes; default 32 MiB. */
@@ -69,6 +71,7 @@ export function createRouter(options: RouterOptions): Router {
           abort: (reason) => controller.abort(reason),
           engine: options.engine,
           store: options.store,
+          hub: options.hub,
           clock,
           fetch: fetchImage,
           maxBodyBytes,

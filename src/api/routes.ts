@@ -7,6 +7,7 @@ import { handleDelete } from './ollama/handle-delete.js';
 import { handleEngineInfo } from './ollama/handle-engine-info.js';
 import { handleGenerate } from './ollama/handle-generate.js';
 import { handlePs } from './ollama/handle-ps.js';
+import { handlePull } from './ollama/handle-pull.js';
 import { handleShow } from './ollama/handle-show.js';
 import { handleTags } from './ollama/handle-tags.js';
 import { handleVersion } from './ollama/handle-version.js';
@@ -15,7 +16,7 @@ import { handleCompletions } from './openai/handle-completions.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import type { Route } from './route-context.js';
 
-/** Every route of the API. `/api/pull` joins here with the hub work. */
+/** Every route of the API. */
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', handler: handleChatCompletions },
   { method: 'POST', path: '/v1/completions', handler: handleCompletions },
@@ -26,6 +27,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/api/tags', handler: handleTags },
   { method: 'POST', path: '/api/show', handler: handleShow },
   { method: 'DELETE', path: '/api/delete', handler: handleDelete },
+  { method: 'POST', path: '/api/pull', handler: handlePull },
   { method: 'POST', path: '/api/create', handler: handleCreate },
   { method: 'POST', path: '/api/copy', handler: handleCopy },
   { method: 'HEAD', path: '/api/blobs/{id}', handler: handleBlobExists },

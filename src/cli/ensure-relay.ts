@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LmtabError } from '../errors/index.js';
-import { findBrowser } from './find-browser.js';
 import type { RelayClient } from './relay-client.js';
 import { isLocalHost } from './resolve-host.js';
 
@@ -23,8 +22,8 @@ const binPath = fileURLToPath(new URL('../../bin/lmtab.js', import.meta.url));
 
 /**
  * Makes sure a relay answers at the client's address. When none does and the address is this
- * machine's, starts `lmtab serve --headless` in the background (logging to `~/.lmtab/relay.log`)
- * and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
+ * machine's, starts `lmtab serve --headless` in the background (logging to `~/.lmtab/relay.log`,
+ * its process id in `~/.lmtab/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
  */
 export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   const { client, log } = options;
@@ -37,11 +36,16 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
       `No lmtab relay answers at ${origin} (from LMTAB_HOST): start one there with "lmtab serve --headless --host 0.0.0.0", or unset LMTAB_HOST to use this machine.`,
     );
   }
-  const browser = findBrowser({ env });
-  if ('problem' in browser) {
+  let browser: string;
+  try {
+    // Imported here only: playwright-core takes seconds to load, and most commands never need it.
+    const { findBrowser } = await import('./headless-engine.js');
+    browser = findBrowser(env);
+  } catch (error) {
     throw new LmtabError(
       'no_engine',
-      `No lmtab relay answers at ${origin}, and none can be started: ${browser.problem}. Install Chromium (e.g. "sudo apt-get install chromium") or set LMTAB_BROWSER to a Chrome or Chromium executable, or open the lmtab app in a browser and run "lmtab serve".`,
+      `No lmtab relay answers at ${origin}, and none can be started here: ${error instanceof Error ? error.message : String(error)} Or open the lmtab app in a browser and run "lmtab serve".`,
+      { cause: error },
     );
   }
 
@@ -66,13 +70,15 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
     {
       detached: true,
       stdio: ['ignore', logFd, logFd],
-      env: { ...env, LMTAB_BROWSER: browser.path },
+      env: { ...env, LMTAB_BROWSER: browser },
     },
   );
   let exited: number | string | undefined;
   child.once('exit', (code, signal) => (exited = code ?? signal ?? 'unknown'));
   child.once('error', (error) => (exited = error.message));
   child.unref();
+  // So the person (and tests) can stop the background relay: kill $(cat ~/.lmtab/relay.pid).
+  if (child.pid !== undefined) writeFileSync(join(home, 'relay.pid'), `${child.pid}\n`);
 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {

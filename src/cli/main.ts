@@ -1,12 +1,14 @@
 // The `lmtab` command's main: parses arguments with commander and wires the real relay client.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { Command, InvalidArgumentError } from 'commander';
+import { join } from 'node:path';
+import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { cpCommand } from './cp-command.js';
 import { createCommand } from './create-command.js';
 import { ensureRelay } from './ensure-relay.js';
 import { listCommand } from './list-command.js';
+import { collect, parseCount, parsePort, parseSize } from './parse-options.js';
 import { psCommand } from './ps-command.js';
 import { pullCommand } from './pull-command.js';
 import { createRelayClient } from './relay-client.js';
@@ -14,7 +16,7 @@ import { resolveHost } from './resolve-host.js';
 import { rmCommand } from './rm-command.js';
 import { runCommand } from './run-command.js';
 import type { RunOptions } from './run-command.js';
-import { serveCommand } from './serve-command.js';
+import type { ServeOptions } from './serve-command.js';
 import { showCommand } from './show-command.js';
 import type { ShowOptions } from './show-command.js';
 import { stopCommand } from './stop-command.js';
@@ -23,14 +25,6 @@ const root = new URL('../../', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
   version: string;
 };
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InvalidArgumentError(`expected a port number from 0 to 65535, got "${value}"`);
-  }
-  return port;
-}
 
 function cliContext(): CliContext {
   let connected: Promise<ReturnType<typeof createRelayClient>> | undefined;
@@ -78,10 +72,27 @@ const program = new Command()
 
 program
   .command('serve')
-  .description('Start the relay: the app and the API on http://HOST:PORT')
+  .description('Start the relay: the app, /v1 (OpenAI) and /api (Ollama) on http://HOST:PORT')
   .option('--host <host>', 'interface to listen on (0.0.0.0 for the LAN)', '127.0.0.1')
   .option('--port <port>', 'port (11434 for Ollama clients)', parsePort, 1234)
-  .action(async (options: { host: string; port: number }) => {
+  .option('--headless', 'start headless Chromium as the engine when no tab is connected', false)
+  .option(
+    '--profile-dir <dir>',
+    'browser profile of the headless engine (keeps its models)',
+    join(homedir(), '.lmtab', 'browser'),
+  )
+  .option('--queue <n>', 'requests that may wait for a slot before 503 (default 16)', parseCount)
+  .option(
+    '--cors-origin <origin>',
+    'page origin allowed to call the API (repeatable, * for any)',
+    collect,
+    [],
+  )
+  .option('--max-body <size>', 'largest request body before 413 (default 32m)', parseSize)
+  .option('--quiet', 'do not print a line per request', false)
+  .action(async (options: ServeOptions) => {
+    // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
+    const { serveCommand } = await import('./serve-command.js');
     await serveCommand(options, { appDir: new URL('dist/', root).pathname, version });
   });
 

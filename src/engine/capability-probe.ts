@@ -4,6 +4,8 @@ export interface Capabilities {
   adapter?: string;
   /** Whether the adapter has `shader-f16`, which llama.cpp's WebGPU backend requires. */
   shaderF16?: boolean;
+  /** Every feature of the adapter (`shader-f16`, `subgroups`, ...), when there is one. */
+  features?: string[];
   /** Why there is no WebGPU adapter, when there is none. */
   noAdapterReason?: string;
   /** Logical CPU cores the context may use for WebAssembly threads. */
@@ -13,7 +15,7 @@ export interface Capabilities {
 }
 
 interface GpuAdapterLike {
-  features?: { has(name: string): boolean };
+  features?: ReadonlySet<string>;
   info?: { vendor?: string; architecture?: string; description?: string; device?: string };
 }
 
@@ -44,6 +46,7 @@ export async function probeCapabilities(): Promise<Capabilities> {
       crossOriginIsolated: isolated,
       adapter: parts.join(' ') || 'WebGPU adapter',
       shaderF16: adapter.features?.has('shader-f16') ?? false,
+      features: [...(adapter.features ?? [])],
     };
   } catch (error) {
     return {

@@ -136,7 +136,7 @@ export interface GenerateOptions {
   signal?: AbortSignal;
 }
 
-/** Runs models from the store. Implementations: wllama (GGUF). */
+/** Runs models from the store. Implementations: wllama (GGUF), web-llm (MLC), and a switch over both. */
 export interface Engine {
   /** Generates for one request, loading (or swapping to) its model first. */
   generate(request: GenerateRequest, options?: GenerateOptions): AsyncIterable<GenerateEvent>;

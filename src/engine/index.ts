@@ -1,5 +1,15 @@
 export { createWllamaEngine } from './wllama-engine.js';
 export type { WllamaEngineOptions } from './wllama-engine.js';
+export { createWebLlmEngine, webLlmModelRecord } from './web-llm-engine.js';
+export type { WebLlmEngineLike, WebLlmEngineOptions } from './web-llm-engine.js';
+export { createEngineSwitch } from './engine-switch.js';
+export type { EngineSwitchOptions } from './engine-switch.js';
+export { mlcCatalog, mlcUnsupportedReason } from './mlc-catalog.js';
+export type { MlcCatalogEntry } from './mlc-catalog.js';
+export { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm-request.js';
+export type { WebLlmChatRequestOptions } from './web-llm-request.js';
+export { webLlmEvents } from './web-llm-events.js';
+export type { WebLlmEventsOptions } from './web-llm-events.js';
 export { probeCapabilities } from './capability-probe.js';
 export type { Capabilities } from './capability-probe.js';
 export type {

@@ -1,7 +1,9 @@
-export { isComplete } from './model-record.js';
+export { isComplete, modelFormat } from './model-record.js';
 export type {
   GgufSummary,
+  MlcSource,
   ModelCustomization,
+  ModelFormat,
   ModelRecord,
   ModelSource,
   StoredFile,
@@ -17,4 +19,27 @@ export type {
   ReadGgufOptions,
 } from './gguf-header.js';
 export { Sha256 } from './sha256.js';
+export type { Sha256State } from './sha256.js';
+export { downloadModel } from './download-model.js';
+export type {
+  DownloadEvent,
+  DownloadFile,
+  DownloadOptions,
+  DownloadRequest,
+  DownloadStore,
+} from './download-model.js';
+export { resumeRequest } from './resume-request.js';
+export { DownloadManager } from './download-manager.js';
+export type { DownloadManagerOptions, DownloadState, DownloadStatus } from './download-manager.js';
+export { RateMeter } from './rate-meter.js';
+export type { RateMeterOptions } from './rate-meter.js';
 export { ensureSpace, formatBytes } from './storage-space.js';
+export {
+  parseStoredFilePath,
+  storedFilePath,
+  storedFilePrefix,
+  storedModelPath,
+} from './stored-file-url.js';
+export { serveStoredFile } from './serve-stored-file.js';
+export { downloadMlcModel, mlcModelBaseUrl } from './download-mlc-model.js';
+export type { DownloadMlcOptions, MlcModelSpec } from './download-mlc-model.js';

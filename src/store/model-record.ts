@@ -1,3 +1,5 @@
+import type { Sha256State } from './sha256.js';
+
 /** What the store knows of a model, read from its GGUF header. */
 export interface GgufSummary {
   /** `general.architecture`, e.g. `lfm2`, `lfm2moe`. */
@@ -40,12 +42,46 @@ export interface StoredFile {
   chunks: number;
   /** Whether every byte is stored (and verified, when a digest was known). */
   complete: boolean;
+  /** Where a download fetches the file (the hub's `resolve` URL at a pinned commit); absent for imports. */
+  url?: string;
+  /** While downloading: the sha256 state after the stored chunks, so a resume hashes only new bytes. */
+  hashState?: Sha256State;
 }
 
 /** Where a model came from. */
 export type ModelSource =
   | { kind: 'import'; fileName: string }
-  | { kind: 'hub'; repo: string; revision: string; quantization: string; endpoint: string };
+  | { kind: 'hub'; repo: string; revision: string; quantization: string; endpoint: string }
+  | MlcSource;
+
+/**
+ * An MLC model from web-llm's catalog, downloaded into the store; what web-llm needs to load it
+ * from there (its model record, with URLs pointing at the stored files).
+ */
+export interface MlcSource {
+  kind: 'mlc';
+  /** web-llm's `model_id` in its catalog, e.g. `Qwen2.5-0.5B-Instruct-q4f32_1-MLC`. */
+  catalogId: string;
+  /** Where the weights came from (`.../resolve/main/`). */
+  modelUrl: string;
+  /** Where the compiled model library came from. */
+  modelLibUrl: string;
+  /** Name of the stored file holding the model library (WebAssembly with WebGPU kernels). */
+  libFile: string;
+  /** Name of the stored `mlc-model-manifest.json`, for models web-llm loads through one. */
+  manifestFile?: string;
+  /** WebGPU features the model needs, e.g. `shader-f16`. */
+  requiredFeatures: string[];
+  /** Whether the model reads images (web-llm's `ModelType.VLM`). */
+  vision: boolean;
+  /** Overrides of `mlc-chat-config.json` from the catalog entry (web-llm's `overrides`). */
+  overrides?: Record<string, unknown>;
+  /** SRI hashes of the config, library and tokenizer from the catalog; web-llm checks them at load. */
+  integrity?: Record<string, unknown>;
+}
+
+/** How a model's files are laid out, which picks the engine that runs it. */
+export type ModelFormat = 'gguf' | 'mlc';
 
 /** Settings of a custom model made from a Modelfile (issue 6); applied wherever it runs. */
 export interface ModelCustomization {
@@ -64,11 +100,14 @@ export interface ModelCustomization {
 export interface ModelRecord {
   /** The name used in API requests (`model`), unique in the store. */
   id: string;
+  /** `gguf` (wllama) or `mlc` (web-llm); absent on records stored before MLC models: `gguf`. */
+  format?: ModelFormat;
   source: ModelSource;
-  /** The model's GGUF file(s); split files in order. */
+  /** The model's GGUF file(s), split files in order; for MLC, every artifact (config, shards, library). */
   files: StoredFile[];
   /** The vision projector (mmproj), when the model takes images. */
   projector?: StoredFile;
+  /** Facts about the model; for MLC, read from `mlc-chat-config.json` and `tensor-cache.json`. */
   gguf: GgufSummary;
   /** Total bytes of all files. */
   sizeBytes: number;
@@ -79,9 +118,16 @@ export interface ModelRecord {
   /** Epoch milliseconds of the last load. */
   lastUsedAt?: number;
   customization?: ModelCustomization;
+  /** An unfinished download the person paused: it is not resumed when the page starts. */
+  paused?: boolean;
 }
 
 /** Whether every file of a record is stored. */
 export function isComplete(record: ModelRecord): boolean {
   return record.files.every((f) => f.complete) && (record.projector?.complete ?? true);
+}
+
+/** The format of a record; records stored before MLC models existed are GGUF. */
+export function modelFormat(record: ModelRecord): ModelFormat {
+  return record.format ?? 'gguf';
 }

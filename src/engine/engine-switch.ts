@@ -1,0 +1,73 @@
+import { modelFormat } from '../store/index.js';
+import type { ModelFormat, ModelStore } from '../store/index.js';
+import type {
+  Engine,
+  EngineInfo,
+  GenerateEvent,
+  GenerateOptions,
+  GenerateRequest,
+  LoadedModel,
+  LoadOptions,
+} from './engine.js';
+
+/** Options of {@link createEngineSwitch}. */
+export interface EngineSwitchOptions {
+  /** Where the records (and so the formats) of models are read. */
+  store: Pick<ModelStore, 'get'>;
+  /** The engine of each model format: wllama for GGUF, web-llm for MLC. */
+  engines: Record<ModelFormat, Engine>;
+}
+
+/**
+ * One `Engine` over several: each request goes to the engine of its model's format (a record's
+ * `format`, GGUF when absent). Before a model of one format loads, models of the other are
+ * unloaded, so one model at a time holds memory, as within each engine.
+ */
+export function createEngineSwitch(options: EngineSwitchOptions): Engine {
+  const { engines } = options;
+  const formats = Object.keys(engines) as ModelFormat[];
+
+  async function formatOf(model: string): Promise<ModelFormat> {
+    const record = await options.store.get(model);
+    // An unknown model goes to the GGUF engine, which answers model_not_found.
+    return record ? modelFormat(record) : 'gguf';
+  }
+
+  /** The engine for a model, once the other engines hold nothing. */
+  async function engineFor(model: string): Promise<Engine> {
+    const format = await formatOf(model);
+    for (const other of formats) {
+      if (other !== format && engines[other].loaded().length > 0) await engines[other].unload();
+    }
+    return engines[format];
+  }
+
+  async function* generate(
+    request: GenerateRequest,
+    generateOptions?: GenerateOptions,
+  ): AsyncGenerator<GenerateEvent> {
+    const engine = await engineFor(request.model);
+    yield* engine.generate(request, generateOptions);
+  }
+
+  return {
+    generate,
+    async load(model: string, loadOptions?: LoadOptions): Promise<LoadedModel> {
+      return (await engineFor(model)).load(model, loadOptions);
+    },
+    async unload(model?: string): Promise<void> {
+      if (model === undefined) {
+        await Promise.all(formats.map((format) => engines[format].unload()));
+        return;
+      }
+      await engines[await formatOf(model)].unload(model);
+    },
+    loaded: () => formats.flatMap((format) => engines[format].loaded()),
+    async info(): Promise<EngineInfo> {
+      // The engine holding a model reports; with none loaded, the GGUF engine (the default).
+      const holding = formats.find((format) => engines[format].loaded().length > 0);
+      return engines[holding ?? 'gguf'].info();
+    },
+    supportsImages: (record) => engines[modelFormat(record)].supportsImages(record),
+  };
+}

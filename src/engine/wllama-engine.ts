@@ -16,6 +16,7 @@ import type {
 } from './engine.js';
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
+import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 
 /** Options of {@link createWllamaEngine}. */
@@ -257,7 +258,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
               ...params,
               messages: (await wllamaMessages(input.messages)) as never,
             })
-          : await current.wllama.createCompletion({ ...params, prompt: input.prompt })
+          : wllamaRawCompletion(
+              current.wllama,
+              { ...samplingParams(request.sampling), prompt: input.prompt },
+              { signal },
+            )
       ) as AsyncIterable<WllamaChunk>;
       let finishReason: FinishReason = 'stop';
       let last: WllamaChunk = {};

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumArgsFromEnv, headlessStorage } from '../cloud/index.js';
 import { LmtabError } from '../errors/index.js';
 
 /** Chromium switches for an unattended engine: no sandbox (containers), no background traffic. */
@@ -73,6 +74,13 @@ export interface HeadlessEngineOptions {
   profileDir: string;
   /** Told about the browser's life and the page's errors; default: nothing. */
   log?: (line: string) => void;
+  /** Switches added to {@link headlessArgs} (GPU flags); default those in `LMTAB_CHROMIUM_ARGS`. */
+  args?: readonly string[];
+  /**
+   * localStorage entries the engine page finds before its scripts run; default the hub settings
+   * of `HF_ENDPOINT` and `HF_TOKEN`, which the page cannot read from the environment itself.
+   */
+  storage?: Record<string, string>;
 }
 
 /** A headless Chromium whose one page is the relay's engine. */
@@ -98,8 +106,15 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
     const launched = await chromium.launchPersistentContext(options.profileDir, {
       executablePath: options.executablePath,
       headless: true,
-      args: headlessArgs,
+      args: [...headlessArgs, ...(options.args ?? chromiumArgsFromEnv(process.env))],
     });
+    const storage = options.storage ?? headlessStorage(process.env);
+    if (Object.keys(storage).length > 0) {
+      await launched.addInitScript((entries: Record<string, string>) => {
+        if (window.top !== window) return;
+        for (const [key, value] of Object.entries(entries)) localStorage.setItem(key, value);
+      }, storage);
+    }
     launched.on('close', () => {
       if (context === launched) context = undefined;
       log('headless browser closed');

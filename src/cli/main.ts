@@ -2,11 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
+import { processCloudContext } from './cloud-cli-context.js';
+import { cloudCommand } from './cloud-command.js';
 import { cpCommand } from './cp-command.js';
 import { createCommand } from './create-command.js';
 import { ensureRelay } from './ensure-relay.js';
+import { keysCommand } from './keys-command.js';
 import { listCommand } from './list-command.js';
 import { collect, parseCount, parsePort, parseSize } from './parse-options.js';
 import { psCommand } from './ps-command.js';
@@ -181,5 +185,8 @@ program
   .description('Unload a running model')
   .argument('<model>', 'model name')
   .action(action((context, model: string) => stopCommand(context, model)));
+
+const cloudContext = processCloudContext(version, fileURLToPath(root));
+program.addCommand(cloudCommand(cloudContext)).addCommand(keysCommand(cloudContext));
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,82 @@
+export { applyManifests, runCommand } from './apply-manifests.js';
+export type {
+  ApplyManifestsOptions,
+  ApplyResult,
+  CommandResult,
+  RunCommand,
+} from './apply-manifests.js';
+export { APP_AUTH_MODES, authorizeRequest, EXPECTED_AUTHORIZATION } from './authorize-request.js';
+export type { AppAuth, AuthDecision } from './authorize-request.js';
+export {
+  CHROMIUM_ARGS_ENV,
+  chromiumArgsFromEnv,
+  CONTAINER_CHROMIUM_ARGS,
+  GPU_CHROMIUM_ARGS,
+} from './chromium-args.js';
+export { createGateway } from './create-gateway.js';
+export type { Gateway, GatewayOptions } from './create-gateway.js';
+export { defineApp, isAppDefinition, MAX_KEEP_ALIVE_SECONDS } from './define-app.js';
+export type { AppDefinition, AppOptions } from './define-app.js';
+export { MANIFEST_FILES, planDeploy, routesFromGatewayYaml, toYaml } from './deploy-plan.js';
+export type { DeployPlan, DeployPlanOptions } from './deploy-plan.js';
+export { renderDockerfile, renderDockerignore } from './dockerfile.js';
+export type { DockerfileOptions } from './dockerfile.js';
+export { formatDuration, parseDuration } from './duration.js';
+export { ENGINE_SETTINGS_KEY, headlessStorage, HUB_SETTINGS_KEY } from './headless-storage.js';
+export { createGatewayConfigReader, parseGatewayConfig } from './gateway-config.js';
+export { GATEWAY, gatewayArgs, gatewayManifests } from './gateway-manifests.js';
+export type { GatewayConfig, GatewayManifestOptions } from './gateway-manifests.js';
+export {
+  formatAccessLog,
+  forwardHeaders,
+  matchGatewayRoute,
+  routePrefix,
+} from './gateway-routing.js';
+export type {
+  AccessLogEntry,
+  ForwardedFacts,
+  GatewayRoute,
+  RouteMatch,
+} from './gateway-routing.js';
+export {
+  createKeyFileReader,
+  createKeyStore,
+  defaultKeyFile,
+  generateApiKey,
+  hashApiKey,
+  KEY_SCOPES,
+  parseKeyFile,
+  verifyApiKey,
+} from './key-store.js';
+export type {
+  CreateKeyOptions,
+  KeyCheck,
+  KeyFile,
+  KeyInfo,
+  KeyRecord,
+  KeyScope,
+  KeyStore,
+  KeyStoreOptions,
+} from './key-store.js';
+export {
+  appUpstreamUrl,
+  commonLabels,
+  CONTAINER_PORT,
+  DATA_DIR,
+  knativeService,
+  replicaArgs,
+} from './knative-service.js';
+export type { AppDeployment } from './knative-service.js';
+export { loadApp, parseAppReference, suggestAppName } from './load-app.js';
+export type { AppReference, LoadAppOptions, LoadedApp } from './load-app.js';
+export { pullAndLoad, storedModelName } from './pull-and-load.js';
+export type { PullAndLoadOptions } from './pull-and-load.js';
+export { proxyRequest, sendWebResponse } from './proxy-request.js';
+export type { ProxyTarget } from './proxy-request.js';
+export { createReplicaFront } from './replica-front.js';
+export type { ReplicaFront, ReplicaFrontOptions, ReplicaState } from './replica-front.js';
+export { appServiceName, assertDnsLabel } from './resource-names.js';
+export { startAppServer } from './start-app-server.js';
+export type { AppServer, AppServerOptions, RunningRelay } from './start-app-server.js';
+export { readExistingRoutes, writeDeployFolder } from './write-deploy-folder.js';
+export type { WriteDeployFolderOptions } from './write-deploy-folder.js';

@@ -1,0 +1,108 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorResponse } from '../api/wire-errors.js';
+import { isApiPath } from '../bridge/frames.js';
+import { LmtabError } from '../errors/index.js';
+import { proxyRequest, sendWebResponse } from './proxy-request.js';
+
+/** What a replica is doing, as its readiness probe reports it. */
+export interface ReplicaState {
+  /** True once the model is downloaded and loaded. */
+  ready: boolean;
+  /** What it is doing now, or why it failed (`pulling hf.co/...`, `failed: ...`). */
+  detail: string;
+}
+
+/** Options of {@link createReplicaFront}. */
+export interface ReplicaFrontOptions {
+  /** The replica's relay, e.g. `http://127.0.0.1:41234`. */
+  upstream: string;
+  /** Asked on every probe and request. */
+  state: () => ReplicaState;
+  /** Interface; default `0.0.0.0` (the pod's port). */
+  host?: string;
+  /** Port; default 8080. */
+  port?: number;
+  /** Longest the relay may stay silent on one request, in seconds; default no limit. */
+  timeoutSeconds?: number;
+}
+
+/** A running replica front. */
+export interface ReplicaFront {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * The port a replica serves on: `/health/ready` answers 200 only once the model is loaded (so
+ * Knative sends no request to a replica still downloading), `/health` answers 200 while the
+ * process lives, and `/v1` and `/api` go to the replica's relay; until ready they get 503.
+ */
+export async function createReplicaFront(options: ReplicaFrontOptions): Promise<ReplicaFront> {
+  const server = createServer((request, response) => {
+    const url = request.url ?? '/';
+    const { pathname } = new URL(url, 'http://replica');
+    const state = options.state();
+    if (pathname === '/health' || pathname === '/health/ready') {
+      const status = pathname === '/health' || state.ready ? 200 : 503;
+      response.writeHead(status, { 'Content-Type': 'application/json' });
+      response.end(
+        JSON.stringify({ status: state.ready ? 'ready' : 'starting', detail: state.detail }),
+      );
+      return;
+    }
+    const answer = (error: LmtabError) => sendWebResponse(errorResponse(pathname, error), response);
+    if (!isApiPath(pathname)) {
+      void answer(
+        new LmtabError(
+          'not_found',
+          `Expected a path under /v1 or /api, got ${JSON.stringify(pathname)}.`,
+        ),
+      );
+      return;
+    }
+    if (!state.ready) {
+      request.resume();
+      void answer(
+        new LmtabError('no_engine', `This replica is not ready yet: ${state.detail}.`, {
+          retryAfter: 5,
+        }),
+      );
+      return;
+    }
+    proxyRequest(request, response, {
+      upstream: options.upstream,
+      path: url,
+      prefix: '',
+      timeoutSeconds: options.timeoutSeconds,
+      protocol: 'http',
+    }).catch((error: unknown) =>
+      answer(
+        error instanceof LmtabError
+          ? error
+          : new LmtabError(
+              'no_engine',
+              `The replica's relay did not answer: ${(error as Error).message}.`,
+              { retryAfter: 5 },
+            ),
+      ),
+    );
+  });
+  const host = options.host ?? '0.0.0.0';
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 8080, host, () => done());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    server,
+    close: () =>
+      new Promise((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -17,6 +17,7 @@ import type {
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
+import { SlotQueue } from './slot-queue.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -47,6 +48,8 @@ interface Resident {
   contextLength: number;
   info: EngineInfo;
   active: number;
+  /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
+  slots: SlotQueue;
   expiresAt: number;
   idle: Array<() => void>;
   timer?: ReturnType<typeof setTimeout>;
@@ -182,6 +185,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       sizeBytes: record.sizeBytes,
       contextLength,
       active: 0,
+      slots: new SlotQueue(parallel),
       expiresAt: clock() + keepAliveMs,
       idle: [],
     };
@@ -243,8 +247,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const { signal } = generateOptions;
     const started = clock();
     const { current, loadMs } = await acquire(request.model, request.contextLength, signal);
+    let releaseSlot: (() => void) | undefined;
     try {
-      signal?.throwIfAborted();
+      releaseSlot = await current.slots.take(signal);
       const params = {
         ...samplingParams(request.sampling),
         stream: true as const,
@@ -294,6 +299,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       }
       throw toLmtabError(error);
     } finally {
+      releaseSlot?.();
       release(current);
     }
   }

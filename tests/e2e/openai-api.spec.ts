@@ -10,11 +10,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('answers a chat completion', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const answer = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       return client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Hello there' }],
@@ -61,11 +57,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('streams a chat completion ending with [DONE]', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const stream = await client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Tell me a story' }],
@@ -120,11 +112,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const ask = (extra: object) =>
         client.chat.completions.create({
           model,
@@ -154,11 +142,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const activeSlots = async () => {
         const engine = await (await fetch('/api/lmtab/engine')).json();
         return engine.loaded[0]?.active as number;
@@ -214,11 +198,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('two concurrent streams are decoded together', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const run = async (prompt: string) => {
         const times: number[] = [];
         const stream = await client.chat.completions.create({
@@ -253,11 +233,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     const image = await pngDataUri(page);
     const withImage = await page.evaluate(
       async ([model, image]) => {
-        const client = new window.OpenAI({
-          baseURL: location.origin + '/v1',
-          apiKey: 'any',
-          dangerouslyAllowBrowser: true,
-        });
+        const client = window.openai;
         const ask = (content: never) =>
           client.chat.completions.create({
             model,
@@ -283,11 +259,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('runs the mixture-of-experts fixture', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2moe.gguf');
     const answer = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       return client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Hi' }],
@@ -301,11 +273,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('lists models and answers raw completions', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
-      const client = new window.OpenAI({
-        baseURL: location.origin + '/v1',
-        apiKey: 'any',
-        dangerouslyAllowBrowser: true,
-      });
+      const client = window.openai;
       const list = await client.models.list();
       const one = await client.models.retrieve(model);
       const completion = await client.completions.create({

@@ -5,11 +5,16 @@ import { fixtureDir } from './paths.js';
 
 let openAiBundle: Promise<string> | undefined;
 
-/** The official `openai` npm package bundled for the page, exposed as `window.OpenAI`. */
+/** The official `openai` npm package bundled for the page: `window.OpenAI`, and `window.openai` on `/v1`. */
 function bundleOpenAi(): Promise<string> {
   openAiBundle ??= build({
     stdin: {
-      contents: "import OpenAI from 'openai'; window.OpenAI = OpenAI;",
+      contents: [
+        "import OpenAI from 'openai';",
+        'window.OpenAI = OpenAI;',
+        // The way page code uses the SDK with lmtab: its own origin, any key.
+        "window.openai = new OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });",
+      ].join('\n'),
       resolveDir: process.cwd(),
     },
     bundle: true,
@@ -42,7 +47,7 @@ export async function importModel(page: Page, file: string, projector?: string):
   return id;
 }
 
-/** Loads the bundled `openai` client into the page. */
+/** Loads the bundled `openai` client into the page as `window.openai`. */
 export async function installOpenAi(page: Page): Promise<void> {
   await page.addScriptTag({ content: await bundleOpenAi() });
 }

@@ -3,5 +3,6 @@ import type OpenAI from 'openai';
 declare global {
   interface Window {
     OpenAI: typeof OpenAI;
+    openai: OpenAI;
   }
 }

@@ -74,7 +74,7 @@ async function main(job: NativeJob): Promise<NativeResult> {
             (token) => clock.piece(token.token),
           );
           return clock.finish({
-            promptTokens: answer.tokens_evaluated,
+            promptTokens: answer.timings.prompt_n,
             completionTokens: answer.tokens_predicted,
           });
         }),

@@ -24,8 +24,12 @@ export interface EngineRow {
   ttftLastTurnMs?: Figure;
   /** Time to first token of the last turn's conversation with nothing cached, ms. */
   ttftLastTurnColdMs?: Figure;
-  /** Prompt tokens of the last turn. */
+  /**
+   * Prompt tokens the engine reported for the last turn, and for it from scratch. wllama counts
+   * only the tokens it processed (cached ones excluded), so the two show what the cache saved.
+   */
   lastTurnPromptTokens?: number;
+  lastTurnColdPromptTokens?: number;
   /** Model load, ms. */
   loadMs?: Figure;
   /** Where the model loads from. */

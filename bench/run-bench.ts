@@ -20,7 +20,7 @@ import type { BenchPageApi, CapabilityCheck, PageInfo } from './page/bench-api.j
 import { findBrowserPid, samplePeakRss, treeRssBytes } from './process-memory.js';
 import { renderMarkdown, renderTables, machineLine, replaceReadmeSection } from './report.js';
 import type { BenchResults, ConcurrencyRow, EngineRow, TransportRow } from './results.js';
-import { perSecond, summarize } from './stats.js';
+import { perSecond, summarize, threadsLabel } from './stats.js';
 import {
   clientDecodeTokS,
   StreamClock,
@@ -63,6 +63,7 @@ if (args.help) {
                        swiftshader: force SwiftShader; off: no WebGPU
   --skip-llama-wasm    skip @fugood/node-llama-wasm
   --skip-native        skip the native llama.cpp reference
+Environment: LMTAB_BROWSER (Chromium path), LMTAB_BENCH_BROWSER_ARGS (extra browser flags).
 `);
   process.exit(0);
 }
@@ -131,6 +132,7 @@ class Runs {
   readonly cold: number[] = [];
   promptTokens?: number;
   lastTurnPromptTokens?: number;
+  lastTurnColdPromptTokens?: number;
 
   generation(timing: StreamTiming) {
     if (timing.engine) {
@@ -145,6 +147,7 @@ class Runs {
     this.last.push(result.ttftMs.at(-1) ?? NaN);
     this.cold.push(result.coldTtftMs);
     this.lastTurnPromptTokens = result.promptTokens.at(-1);
+    this.lastTurnColdPromptTokens = result.coldPromptTokens;
   }
 
   figures() {
@@ -156,6 +159,7 @@ class Runs {
       ttftLastTurnMs: summarize(this.last),
       ttftLastTurnColdMs: summarize(this.cold),
       lastTurnPromptTokens: this.lastTurnPromptTokens,
+      lastTurnColdPromptTokens: this.lastTurnColdPromptTokens,
       loadMs: summarize(this.loadMs),
     };
   }
@@ -468,7 +472,7 @@ function verdict(checks: CapabilityCheck[], engines: EngineRow[]): string {
       );
       const d = (x?: EngineRow) => x?.decodeTokS?.median.toFixed(1) ?? '–';
       const p = (x?: EngineRow) => x?.promptTokS?.median.toFixed(1) ?? '–';
-      return `${r.size} ${r.threads} threads: decode ${d(r)} against wllama's ${d(w)} tok/s, prompt ${p(r)} against ${p(w)}`;
+      return `${r.size} ${threadsLabel(r.threads)}: decode ${d(r)} against wllama's ${d(w)} tok/s, prompt ${p(r)} against ${p(w)}`;
     })
     .join('; ');
   if (failed.length === 0) {
@@ -494,7 +498,12 @@ async function main(): Promise<void> {
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: process.env.LMTAB_BROWSER ?? '/usr/bin/chromium',
     headless: true,
-    args: [...baseArgs, ...(webgpuArgs[args.webgpu ?? 'auto'] ?? webgpuArgs.auto!)],
+    args: [
+      ...baseArgs,
+      ...(webgpuArgs[args.webgpu ?? 'auto'] ?? webgpuArgs.auto!),
+      // A machine with a real GPU may need more (e.g. --enable-features=Vulkan).
+      ...(process.env.LMTAB_BENCH_BROWSER_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
   });
   try {
     const page = context.pages()[0] ?? (await context.newPage());

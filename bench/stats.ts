@@ -22,3 +22,8 @@ export function summarize(runs: number[]): Figure | undefined {
 export function perSecond(tokens: number, ms: number): number {
   return ms > 0 ? (tokens * 1000) / ms : NaN;
 }
+
+/** `1 thread`, `2 threads`. */
+export function threadsLabel(threads: number): string {
+  return `${threads} thread${threads === 1 ? '' : 's'}`;
+}

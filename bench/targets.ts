@@ -1,5 +1,5 @@
 import type { ConcurrencyRow, EngineRow, TargetCheck, TransportRow } from './results.js';
-import type { Figure } from './stats.js';
+import { threadsLabel, type Figure } from './stats.js';
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const percent = (ratio: number) => `${ratio >= 1 ? '+' : '−'}${fixed(Math.abs(ratio - 1) * 100)}%`;
@@ -23,7 +23,7 @@ export function checkTargets(figures: {
   const direct = figures.transport.filter((t) => t.path === 'direct engine call');
   for (const row of figures.transport.filter((t) => t.path !== 'direct engine call')) {
     const base = direct.find((d) => d.size === row.size && d.threads === row.threads);
-    const label = `${row.path} (${row.size}, ${row.threads} threads)`;
+    const label = `${row.path} (${row.size}, ${threadsLabel(row.threads)})`;
     const decode = median(row.decodeTokS);
     const baseDecode = median(base?.decodeTokS);
     const ttft = median(row.ttftMs);
@@ -55,7 +55,7 @@ export function checkTargets(figures: {
     }
   }
   for (const row of figures.engines.filter((r) => r.engine === 'wllama' && r.available)) {
-    const label = `wllama ${row.backend} ${row.threads} threads (${row.size})`;
+    const label = `wllama ${row.backend} ${threadsLabel(row.threads)} (${row.size})`;
     const warm = median(row.ttftLastTurnMs);
     const cold = median(row.ttftLastTurnColdMs);
     if (warm !== undefined && cold !== undefined) {
@@ -87,7 +87,7 @@ export function checkTargets(figures: {
       (r) =>
         r.via === row.via && r.size === row.size && r.threads === row.threads && r.clients === 1,
     );
-    const label = `4 concurrent clients through the ${row.via} (${row.size}, ${row.threads} threads)`;
+    const label = `4 concurrent clients through the ${row.via} (${row.size}, ${threadsLabel(row.threads)})`;
     const four = median(row.aggregateTokS);
     const single = median(one?.aggregateTokS);
     checks.push(

@@ -50,8 +50,12 @@ export function createLlamaWasmRunner(store: Pick<ModelStore, 'open'>) {
     const result = await required().completion(options, (token) =>
       clock.piece(token.content ?? token.token),
     );
+    // tokens_evaluated also counts the generated tokens: the prompt is timings.prompt_n.
     return clock.finish(
-      { promptTokens: result.tokens_evaluated, completionTokens: result.tokens_predicted },
+      {
+        promptTokens: result.timings?.prompt_n ?? result.tokens_evaluated,
+        completionTokens: result.tokens_predicted,
+      },
       { promptMs: result.timings?.prompt_ms ?? NaN, decodeMs: result.timings?.predicted_ms ?? NaN },
     );
   }
@@ -197,10 +201,11 @@ export function createLlamaWasmRunner(store: Pick<ModelStore, 'open'>) {
         ],
         n_predict: 1,
       });
+      const promptOf = (r: typeof text) => r.timings?.prompt_n ?? r.tokens_evaluated;
       return {
         need: 'images',
-        supported: enabled && image.tokens_evaluated > text.tokens_evaluated,
-        evidence: `initMultimodal(projector Blob) answered ${enabled}; a 64x48 PNG as an image_url part made the prompt ${image.tokens_evaluated} tokens against ${text.tokens_evaluated} without it`,
+        supported: enabled && promptOf(image) > promptOf(text),
+        evidence: `initMultimodal(projector Blob) answered ${enabled}; a 64x48 PNG as an image_url part made the prompt ${promptOf(image)} tokens against ${promptOf(text)} without it`,
       };
     } catch (error) {
       return { need: 'images', supported: false, evidence: `failed: ${String(error)}` };

@@ -1,8 +1,9 @@
 // The page's main: registers the service worker, joins the engine host election and mounts the UI.
-import { startEngineHost } from './bridge/index.js';
+import { engineQueryFlag, startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
-import { createIdbModelStore } from './store/index.js';
-import { loadEngineSettings } from './ui/index.js';
+import { hubHeadersFor, loadHubSettings } from './hub/index.js';
+import { createIdbModelStore, DownloadManager } from './store/index.js';
+import { createConversationStore, loadEngineSettings, RelayServer } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
@@ -23,7 +24,12 @@ function startEngineWorker(settings: EngineSettings) {
     type: 'module',
     name: 'lmtab-engine',
   });
-  worker.postMessage({ type: 'init', settings, version: packageJson.version });
+  worker.postMessage({
+    type: 'init',
+    settings,
+    hub: loadHubSettings(),
+    version: packageJson.version,
+  });
   return {
     connect(): MessagePort {
       const channel = new MessageChannel();
@@ -48,9 +54,26 @@ async function main(): Promise<void> {
     // Tests and people can see which tab holds the engine.
     onHost: () => app?.setAttribute('data-engine-host', ''),
   });
+  const relayServer = new RelayServer({
+    connect: () => host.connect(),
+    version: packageJson.version,
+  });
+  // A headless engine (lmtab serve --headless) opens the app with this flag to serve the relay.
+  const { name, value } = engineQueryFlag;
+  if (new URLSearchParams(location.search).get(name) === value) relayServer.start();
   if (app) {
-    app.store = createIdbModelStore();
+    const store = createIdbModelStore();
+    // One download manager per page: a reload lists unfinished downloads and resumes them.
+    const downloads = new DownloadManager({
+      store,
+      headers: (url) => hubHeadersFor(url, loadHubSettings()),
+    });
+    void downloads.start();
+    app.store = store;
+    app.downloads = downloads;
     app.engineHost = host;
+    app.conversations = createConversationStore();
+    app.relayServer = relayServer;
     app.ready = true;
   }
 }

@@ -2,17 +2,28 @@
 // The engine worker: owns the engine, the API router and a view of the model store. Tabs and the
 // service worker reach it through ports carrying request frames.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
 import { createWllamaEngine } from './engine/index.js';
 import type { EngineSettings } from './engine/index.js';
-import { createIdbModelStore } from './store/index.js';
+import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
+import type { HubSettings } from './hub/index.js';
+import { createIdbModelStore, downloadModel } from './store/index.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 /** Messages the page sends this worker. */
 type WorkerMessage =
-  { type: 'init'; settings: EngineSettings; version: string } | { type: 'connect' };
+  | { type: 'init'; settings: EngineSettings; hub: HubSettings; version: string }
+  | { type: 'connect' };
+
+// wllama 3.8.1's stream iterator rejects one more promise after an aborted generation's consumer
+// has stopped reading; the abort itself is handled, so that late rejection is not an error (Stop in
+// the Chat tab would otherwise log "Uncaught (in promise) AbortError: Operation aborted").
+self.addEventListener('unhandledrejection', (event) => {
+  if (event.reason instanceof WllamaAbortError) event.preventDefault();
+});
 
 let handler: ReturnType<typeof createRouter>['handle'] | undefined;
 const pending: MessagePort[] = [];
@@ -22,7 +33,22 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   if (message.type === 'init') {
     const store = createIdbModelStore();
     const engine = createWllamaEngine({ store, wasmUrl, ...message.settings });
-    handler = createRouter({ engine, store, version: message.version }).handle;
+    // The page's hub settings at start, then whatever any tab saves (they apply to the next pull).
+    let hubSettings = message.hub;
+    watchHubSettings((settings) => (hubSettings = settings));
+    const hub = {
+      client: () => createHubClient({ endpoint: hubSettings.endpoint, token: hubSettings.token }),
+      download: (
+        request: Parameters<typeof downloadModel>[0],
+        { signal }: { signal?: AbortSignal },
+      ) =>
+        downloadModel(request, {
+          store,
+          signal,
+          headers: (url) => hubHeadersFor(url, hubSettings),
+        }),
+    };
+    handler = createRouter({ engine, store, hub, version: message.version }).handle;
     for (const port of pending.splice(0)) servePort(port, handler, self.location.origin);
   } else if (message.type === 'connect' && event.ports[0]) {
     if (handler) servePort(event.ports[0], handler, self.location.origin);

@@ -3,7 +3,7 @@ import type { Engine } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
 import { ollamaErrorResponse } from './ollama/ollama-error.js';
 import { openAiErrorResponse } from './openai/openai-error.js';
-import type { Route, RouteContext } from './route-context.js';
+import type { HubAccess, Route, RouteContext } from './route-context.js';
 import { routes } from './routes.js';
 
 /** Options of {@link createRouter}. */
@@ -12,6 +12,8 @@ export interface RouterOptions {
   engine: Engine;
   /** Where the models are. */
   store: ModelStore;
+  /** Hub access for `/api/pull`; without it pulling answers 501. */
+  hub?: HubAccess;
   /** Epoch milliseconds now (for `created`, `created_at`); default `Date.now`. */
   clock?: () => number;
   /** Largest request body, and largest image, in bytes; default 32 MiB. */
@@ -63,6 +65,7 @@ export function createRouter(options: RouterOptions): Router {
           abort: (reason) => controller.abort(reason),
           engine: options.engine,
           store: options.store,
+          hub: options.hub,
           clock,
           fetch: fetchImage,
           maxBodyBytes,

@@ -1,4 +1,5 @@
 import { LmtabError } from '../errors/index.js';
+import { DEFAULT_QUANTIZATION, nearestQuantization } from '../hub/index.js';
 import { isComplete } from '../store/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 
@@ -12,7 +13,9 @@ export interface FindModelOptions {
 
 /**
  * The stored, complete model a request names; `name:latest` also finds `name` (Ollama clients add
- * the tag). Throws `model_not_found` (404, param `model`) naming the stored models otherwise.
+ * the tag), and `hf.co/ORG/REPO` without a level finds the level a pull of it stores (Q4_K_M, else
+ * the nearest stored one). Throws `model_not_found` (404, param `model`) naming the stored models
+ * otherwise.
  */
 export async function findModel(
   store: ModelStore,
@@ -21,7 +24,8 @@ export async function findModel(
 ): Promise<ModelRecord> {
   const record =
     (await store.get(id)) ??
-    (id.endsWith(':latest') ? await store.get(id.slice(0, -7)) : undefined);
+    (id.endsWith(':latest') ? await store.get(id.slice(0, -7)) : undefined) ??
+    (await findHubDefault(store, id));
   if (record !== undefined && (isComplete(record) || options.includeIncomplete === true)) {
     return record;
   }
@@ -42,4 +46,28 @@ export async function findModel(
   throw new LmtabError('model_not_found', `Model "${id}" not found: ${stored}.`, {
     param: 'model',
   });
+}
+
+const untaggedHubName =
+  /^(?:https?:\/\/)?(?:hf\.co|huggingface\.co)\/([^/:@]+\/[^/:@]+)(?::latest)?$/i;
+
+/** `hf.co/ORG/REPO` names the level `ollama pull hf.co/ORG/REPO` picks: Q4_K_M, else the nearest. */
+async function findHubDefault(store: ModelStore, id: string): Promise<ModelRecord | undefined> {
+  const repo = untaggedHubName.exec(id)?.[1]?.toLowerCase();
+  if (repo === undefined) return undefined;
+  const stored = (await store.list()).filter(
+    (record) =>
+      record.source.kind === 'hub' &&
+      record.source.repo.toLowerCase() === repo &&
+      record.customization === undefined &&
+      isComplete(record),
+  );
+  const level = (record: ModelRecord) =>
+    record.source.kind === 'hub' ? record.source.quantization : '';
+  const wanted =
+    stored.find((record) => level(record) === DEFAULT_QUANTIZATION) ??
+    stored.find(
+      (record) => level(record) === nearestQuantization(DEFAULT_QUANTIZATION, stored.map(level)),
+    );
+  return wanted ?? stored[0];
 }

@@ -1,5 +1,17 @@
 import type { Engine } from '../engine/index.js';
-import type { ModelStore } from '../store/index.js';
+import type { HubClient } from '../hub/index.js';
+import type { DownloadEvent, DownloadRequest, ModelStore } from '../store/index.js';
+
+/** What `/api/pull` needs: the hub as configured now, and downloads into the store. */
+export interface HubAccess {
+  /** A hub client with the endpoint and token in force now (settings may change at any time). */
+  client(): HubClient;
+  /** Downloads a model into the store, resuming an unfinished download of it. */
+  download(
+    request: DownloadRequest,
+    options: { signal?: AbortSignal },
+  ): AsyncIterable<DownloadEvent>;
+}
 
 /** What a route handler gets for one request. */
 export interface RouteContext {
@@ -13,6 +25,8 @@ export interface RouteContext {
   abort(reason?: unknown): void;
   engine: Engine;
   store: ModelStore;
+  /** The hub, for `/api/pull`; undefined where pulling is not wired. */
+  hub: HubAccess | undefined;
   /** Epoch milliseconds now. */
   clock: () => number;
   /** Fetches images given by http(s) URL. */

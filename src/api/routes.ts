@@ -3,6 +3,7 @@ import { handleDelete } from './ollama/handle-delete.js';
 import { handleEngineInfo } from './ollama/handle-engine-info.js';
 import { handleGenerate } from './ollama/handle-generate.js';
 import { handlePs } from './ollama/handle-ps.js';
+import { handlePull } from './ollama/handle-pull.js';
 import { handleShow } from './ollama/handle-show.js';
 import { handleTags } from './ollama/handle-tags.js';
 import { handleVersion } from './ollama/handle-version.js';
@@ -12,8 +13,8 @@ import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import type { Route } from './route-context.js';
 
 /**
- * Every route of the API. `/api/pull`, `/api/create` and `/api/copy` join here with the hub and
- * Modelfile work; until then they answer 404 like any unknown path.
+ * Every route of the API. `/api/create` and `/api/copy` join here with the Modelfile work; until
+ * then they answer 404 like any unknown path.
  */
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', handler: handleChatCompletions },
@@ -25,6 +26,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/api/tags', handler: handleTags },
   { method: 'POST', path: '/api/show', handler: handleShow },
   { method: 'DELETE', path: '/api/delete', handler: handleDelete },
+  { method: 'POST', path: '/api/pull', handler: handlePull },
   { method: 'GET', path: '/api/ps', handler: handlePs },
   { method: 'GET', path: '/api/version', handler: handleVersion },
   { method: 'GET', path: '/api/lmtab/engine', handler: handleEngineInfo },

@@ -18,3 +18,14 @@ export type { FetchOverPortOptions } from './port-client.js';
 export { servePort } from './serve-port.js';
 export { startEngineHost } from './engine-host.js';
 export type { EngineHostHandle, EngineHostOptions } from './engine-host.js';
+export { connectRelay } from './relay-connection.js';
+export type {
+  ConnectRelayOptions,
+  RelayConnection,
+  RelayEvent,
+  RelayRequestLog,
+  RelayState,
+} from './relay-connection.js';
+export { engineQueryFlag, engineSocketPath } from './socket-frames.js';
+export type { RelayHealth } from './relay-health.js';
+export type { HelloFrame, SocketRequestFrame } from './socket-frames.js';

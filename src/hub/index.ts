@@ -29,3 +29,16 @@ export {
 } from './quantization.js';
 export type { GgufFileName } from './quantization.js';
 export { assertRepoId, isRepoId } from './repo-id.js';
+export { hubDownloadRequest } from './download-request.js';
+export type { HubDownloadRequestOptions } from './download-request.js';
+export { resolveHubModel } from './resolve-hub-model.js';
+export type { ResolvedHubModel, ResolveHubModelOptions } from './resolve-hub-model.js';
+export {
+  hubHeadersFor,
+  hubSettingsChannel,
+  loadHubSettings,
+  saveHubSettings,
+  watchHubSettings,
+} from './hub-settings.js';
+export type { HubSettings } from './hub-settings.js';
+export { hubEndpointFromEnv } from './hub-endpoint-from-env.js';

@@ -1,3 +1,4 @@
 export { createRelay } from './create-relay.js';
-export type { Relay, RelayOptions } from './create-relay.js';
+export type { EngineEvent, Relay, RelayOptions } from './create-relay.js';
+export type { RelayLogEntry } from './forward-request.js';
 export { isolationHeaders } from './static-files.js';

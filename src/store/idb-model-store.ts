@@ -5,7 +5,7 @@ import type { ModelCustomization, ModelRecord, StoredFile } from './model-record
 import { isComplete } from './model-record.js';
 import { Sha256 } from './sha256.js';
 import type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
-import { ensureSpace } from './storage-space.js';
+import { ensureSpace, formatBytes } from './storage-space.js';
 
 /** Options of {@link createIdbModelStore}. */
 export interface IdbModelStoreOptions {
@@ -76,16 +76,20 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
       await set(chunkKey(file.fileId, index), data, chunks);
     } catch (error) {
       if (error instanceof DOMException && error.name === 'QuotaExceededError') {
-        throw new LmtabError('quota_exceeded', `Storage is full while writing ${file.name}.`, {
-          cause: error,
-        });
+        throw new LmtabError(
+          'quota_exceeded',
+          `Not enough storage: the browser refused to store ${file.name} beyond ${formatBytes(index * file.chunkSize)} of ${formatBytes(file.size)} (its storage quota is full). Delete a model to make room, then try again.`,
+          { cause: error },
+        );
       }
       throw error;
     }
   }
 
   async function deleteChunks(file: StoredFile): Promise<void> {
-    const keys = Array.from({ length: file.chunks }, (_, i) => chunkKey(file.fileId, i));
+    // A download may have written chunk `chunks` and stopped before saving its record: drop it too.
+    const count = file.complete ? file.chunks : file.chunks + 1;
+    const keys = Array.from({ length: count }, (_, i) => chunkKey(file.fileId, i));
     if (keys.length > 0) await delMany(keys, chunks);
   }
 
@@ -265,6 +269,11 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     touch,
     writeChunk,
     putRecord: (record) => set(record.id, record, records),
+    readFile: readBlob,
+    partials: async () =>
+      (await values<ModelRecord>(records))
+        .filter((record) => !isComplete(record))
+        .sort((a, b) => a.createdAt - b.createdAt),
   };
 }
 
@@ -274,4 +283,8 @@ export interface ChunkWriter {
   writeChunk(file: StoredFile, index: number, data: Blob): Promise<void>;
   /** Saves a record (also a partial one, while downloading). */
   putRecord(record: ModelRecord): Promise<void>;
+  /** The stored chunks of a file as one Blob (also of a file still downloading). */
+  readFile(file: StoredFile): Promise<Blob>;
+  /** Every unfinished download, oldest first. */
+  partials(): Promise<ModelRecord[]>;
 }

@@ -17,4 +17,18 @@ export type {
   ReadGgufOptions,
 } from './gguf-header.js';
 export { Sha256 } from './sha256.js';
+export type { Sha256State } from './sha256.js';
+export { downloadModel } from './download-model.js';
+export type {
+  DownloadEvent,
+  DownloadFile,
+  DownloadOptions,
+  DownloadRequest,
+  DownloadStore,
+} from './download-model.js';
+export { resumeRequest } from './resume-request.js';
+export { DownloadManager } from './download-manager.js';
+export type { DownloadManagerOptions, DownloadState, DownloadStatus } from './download-manager.js';
+export { RateMeter } from './rate-meter.js';
+export type { RateMeterOptions } from './rate-meter.js';
 export { ensureSpace, formatBytes } from './storage-space.js';

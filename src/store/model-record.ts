@@ -1,3 +1,5 @@
+import type { Sha256State } from './sha256.js';
+
 /** What the store knows of a model, read from its GGUF header. */
 export interface GgufSummary {
   /** `general.architecture`, e.g. `lfm2`, `lfm2moe`. */
@@ -40,6 +42,10 @@ export interface StoredFile {
   chunks: number;
   /** Whether every byte is stored (and verified, when a digest was known). */
   complete: boolean;
+  /** Where a download fetches the file (the hub's `resolve` URL at a pinned commit); absent for imports. */
+  url?: string;
+  /** While downloading: the sha256 state after the stored chunks, so a resume hashes only new bytes. */
+  hashState?: Sha256State;
 }
 
 /** Where a model came from. */
@@ -79,6 +85,8 @@ export interface ModelRecord {
   /** Epoch milliseconds of the last load. */
   lastUsedAt?: number;
   customization?: ModelCustomization;
+  /** An unfinished download the person paused: it is not resumed when the page starts. */
+  paused?: boolean;
 }
 
 /** Whether every file of a record is stored. */

@@ -21,4 +21,23 @@ describe('Sha256', () => {
       expect(hash.digestHex()).toBe(expected);
     }
   });
+
+  it('continues from a saved state as if never interrupted', () => {
+    const data = randomBytes(5_000);
+    const expected = createHash('sha256').update(data).digest('hex');
+    for (const cut of [0, 64, 100, 4096, 4999]) {
+      const first = new Sha256().update(data.subarray(0, cut));
+      // Through JSON, as IndexedDB and a page reload would carry it.
+      const state = JSON.parse(JSON.stringify(first.save())) as ReturnType<Sha256['save']>;
+      const resumed = Sha256.restore(state).update(data.subarray(cut));
+      expect(resumed.bytesHashed).toBe(data.length);
+      expect(resumed.digestHex()).toBe(expected);
+    }
+  });
+
+  it('refuses a malformed state', () => {
+    const state = new Sha256().update(new Uint8Array(10)).save();
+    expect(() => Sha256.restore({ ...state, length: 11 })).toThrow(/malformed/);
+    expect(() => Sha256.restore({ ...state, h: [1, 2] })).toThrow(/malformed/);
+  });
 });

@@ -9,6 +9,16 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
+/** The state of an unfinished {@link Sha256}, plain data that survives IndexedDB and a reload. */
+export interface Sha256State {
+  /** The eight working hash words. */
+  h: number[];
+  /** Bytes hashed so far. */
+  length: number;
+  /** Bytes waiting for a full 64-byte block (empty at a block boundary). */
+  buffered: number[];
+}
+
 /**
  * Incremental SHA-256. WebCrypto's digest needs the whole input in memory, which a multi-gigabyte
  * model download cannot afford, so chunks are hashed as they stream in.
@@ -22,6 +32,37 @@ export class Sha256 {
   private buffered = 0;
   private length = 0;
   private finished = false;
+
+  /** Continues hashing from a state saved by {@link Sha256.save}. */
+  static restore(state: Sha256State): Sha256 {
+    const valid =
+      state.h.length === 8 &&
+      state.buffered.length < 64 &&
+      Number.isSafeInteger(state.length) &&
+      state.length % 64 === state.buffered.length;
+    if (!valid) throw new Error('Sha256.restore(): the saved state is malformed');
+    const hash = new Sha256();
+    hash.h.set(state.h);
+    hash.buffer.set(state.buffered);
+    hash.buffered = state.buffered.length;
+    hash.length = state.length;
+    return hash;
+  }
+
+  /** The state after the bytes fed so far, to continue later with {@link Sha256.restore}. */
+  save(): Sha256State {
+    if (this.finished) throw new Error('Sha256.save() called after digest()');
+    return {
+      h: Array.from(this.h),
+      length: this.length,
+      buffered: Array.from(this.buffer.subarray(0, this.buffered)),
+    };
+  }
+
+  /** Bytes fed so far. */
+  get bytesHashed(): number {
+    return this.length;
+  }
 
   /** Feeds more bytes. */
   update(data: Uint8Array): this {

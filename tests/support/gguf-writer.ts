@@ -2,7 +2,7 @@ import { open, rename, rm } from 'node:fs/promises';
 
 /** A typed GGUF metadata value (the subset of GGUF value types the fixtures need). */
 export type GgufValue =
-  | { type: 'uint32' | 'int32' | 'float32'; value: number }
+  | { type: 'uint16' | 'uint32' | 'int32' | 'float32'; value: number }
   | { type: 'bool'; value: boolean }
   | { type: 'string'; value: string }
   | { type: 'array'; itemType: 'uint32' | 'int32' | 'float32'; value: readonly number[] }
@@ -66,6 +66,7 @@ export interface GgufLayout {
 }
 
 const valueTypeIds = {
+  uint16: 2,
   uint32: 4,
   int32: 5,
   float32: 6,
@@ -378,7 +379,7 @@ function writeValue(out: ByteWriter, key: string, value: GgufValue): void {
 function writeScalar(
   out: ByteWriter,
   key: string,
-  type: 'uint32' | 'int32' | 'float32' | 'bool' | 'string',
+  type: 'uint16' | 'uint32' | 'int32' | 'float32' | 'bool' | 'string',
   value: number | boolean | string,
 ): void {
   const fail = (): never => {
@@ -389,6 +390,7 @@ function writeScalar(
   if (typeof value !== 'number') return fail();
   if (type === 'float32') return out.f32(value);
   if (!Number.isInteger(value)) return fail();
+  if (type === 'uint16') return value < 0 || value > 0xffff ? fail() : out.u16(value);
   if (type === 'uint32') return value < 0 || value > 0xffffffff ? fail() : out.u32(value);
   return value < -0x80000000 || value > 0x7fffffff ? fail() : out.i32(value);
 }
@@ -416,6 +418,11 @@ class ByteWriter {
   u8(n: number): void {
     const at = this.reserve(1);
     this.view.setUint8(at, n);
+  }
+
+  u16(n: number): void {
+    const at = this.reserve(2);
+    this.view.setUint16(at, n, true);
   }
 
   u32(n: number): void {

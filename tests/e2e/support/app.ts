@@ -37,13 +37,27 @@ export async function openApp(page: Page): Promise<void> {
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
 }
 
-/** Imports a GGUF fixture through the app's "Import model file" control, with an optional projector. */
+/** Selects one of the app's tabs (Chat, Developer, My Models, Discover) by its name. */
+export async function openTab(page: Page, name: string): Promise<void> {
+  const tab = page.getByRole('tab', { name, exact: true });
+  await tab.click();
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+}
+
+/**
+ * Imports a GGUF fixture through My Models' "Import model file" control, with an optional projector,
+ * then goes back to the tab that was showing.
+ */
 export async function importModel(page: Page, file: string, projector?: string): Promise<string> {
+  const previous = (await page.getByRole('tab', { selected: true }).innerText()).trim();
+  await openTab(page, 'My Models');
+  const panel = page.getByRole('tabpanel', { name: 'My Models' });
   if (projector)
-    await page.getByLabel('Projector file (optional)').setInputFiles(fixture(projector));
-  await page.getByLabel('Import model file').setInputFiles(fixture(file));
+    await panel.getByLabel('Projector file (optional)').setInputFiles(fixture(projector));
+  await panel.getByLabel('Import model file').setInputFiles(fixture(file));
   const id = file.replace(/\.gguf$/, '');
-  await expect(page.getByRole('status')).toHaveText(`Imported ${id}`);
+  await expect(panel.getByRole('status')).toHaveText(`Imported ${id}`);
+  if (previous !== 'My Models') await openTab(page, previous);
   return id;
 }
 

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createTokenCounter } from './count-tokens.js';
+
+const feed = (contentType: string, pieces: string[]) => {
+  const counter = createTokenCounter(contentType);
+  for (const piece of pieces) counter.push(new TextEncoder().encode(piece));
+  return counter.result();
+};
+
+describe('createTokenCounter', () => {
+  it('reads usage from a JSON answer (OpenAI and native)', () => {
+    expect(feed('application/json', ['{"usage":{"completion_tokens"', ':12}}'])).toBe(12);
+    expect(feed('application/json; charset=utf-8', ['{"done":true,"eval_count":7}'])).toBe(7);
+    expect(feed('application/json', ['{"data":[]}'])).toBeUndefined();
+  });
+
+  it('counts SSE text events, preferring reported usage, across split pieces', () => {
+    const event = (content: string) =>
+      `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}\n\n`;
+    const stream = event('a') + event('b') + event('');
+    expect(
+      feed('text/event-stream', [stream.slice(0, 30), stream.slice(30), 'data: [DONE]\n\n']),
+    ).toBe(2);
+    expect(
+      feed('text/event-stream', [
+        event('a'),
+        'data: {"choices":[],"usage":{"completion_tokens":9}}\n\n',
+      ]),
+    ).toBe(9);
+  });
+
+  it('uses the last NDJSON line’s eval_count', () => {
+    const lines = [
+      '{"message":{"content":"a"}}\n',
+      '{"message":{"content":"b"},"done":true,"eval_count":2}',
+    ];
+    expect(feed('application/x-ndjson', lines)).toBe(2);
+    expect(feed('application/x-ndjson', ['{"response":"a"}\n{"response":"b"}\n'])).toBe(2);
+  });
+
+  it('does not count other answers', () => {
+    expect(feed('text/plain', ['hello'])).toBeUndefined();
+  });
+});

@@ -1,0 +1,255 @@
+import { createTokenCounter, type TokenCounter } from './count-tokens.js';
+import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
+import { readModelName } from './read-model-name.js';
+import { serveFrame } from './serve-frames.js';
+import {
+  decodeBodyPiece,
+  encodeBodyPiece,
+  parseRelayFrame,
+  type HelloFrame,
+  type SocketRequestFrame,
+  type TabToRelayFrame,
+} from './socket-frames.js';
+
+/** One request this tab served for the relay, for the Developer tab's log. */
+export interface RelayRequestLog {
+  /** Epoch milliseconds when the request reached the tab. */
+  time: number;
+  method: string;
+  path: string;
+  /** The `model` its JSON body named. */
+  model?: string;
+  /** The status answered; absent when it failed before a head or was aborted. */
+  status?: number;
+  /** Tokens generated, as the answer reported them (or its text events). */
+  tokens?: number;
+  durationMs?: number;
+  /** Error code when it failed (`aborted` when the client went away). */
+  error?: string;
+}
+
+/** The connection's state: retrying after `disconnected`, for good after `closed`. */
+export type RelayState = 'connecting' | 'connected' | 'disconnected' | 'closed';
+
+/** What {@link connectRelay} reports. */
+export type RelayEvent =
+  | { type: 'state'; state: RelayState; detail?: string }
+  | { type: 'request'; entry: RelayRequestLog };
+
+/** Options of {@link connectRelay}. */
+export interface ConnectRelayOptions {
+  /** The relay's engine endpoint, e.g. `ws://127.0.0.1:1234/lmtab/engine`. */
+  url: string;
+  /**
+   * A port to the engine worker (the engine host's `connect()`), or undefined when this tab does
+   * not hold the engine: requests then go through the service worker by `fetch`. Called until it
+   * gives a port; the port is kept for the life of the socket.
+   */
+  connect: () => MessagePort | undefined;
+  /** Told about state changes and each request served; default: nothing. */
+  onEvent?: (event: RelayEvent) => void;
+  /** Requests the engine takes at once (its parallel slots), reported to the relay; default 4. */
+  capacity?: number;
+  /** lmtab's version, reported to the relay. */
+  version?: string;
+  /** Milliseconds before reconnecting after losing the relay, doubling up to 30 s; default 1000. */
+  retryMs?: number;
+  /** Fetch used when there is no port; default `globalThis.fetch` (the service worker answers). */
+  fetch?: typeof globalThis.fetch;
+  /** Origin that makes request URLs absolute; default `location.origin`. */
+  origin?: string;
+}
+
+/** A tab's link to the relay. */
+export interface RelayConnection {
+  readonly state: RelayState;
+  /** Disconnects for good, stopping the requests in progress. */
+  close(): void;
+}
+
+/** Largest body piece sent in one WebSocket message. */
+const maxPieceBytes = 1024 * 1024;
+
+interface Served {
+  frame: SocketRequestFrame;
+  chunks: Uint8Array[];
+  /** Stops the request once it is running. */
+  stop?: () => void;
+  log: RelayRequestLog;
+  tokens?: TokenCounter;
+}
+
+function concat(chunks: Uint8Array[]): ArrayBuffer {
+  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes.buffer;
+}
+
+/**
+ * Connects this tab to a relay as an engine: request frames arrive over a WebSocket, go to the
+ * engine worker over a MessagePort (or through the service worker), and the response frames go
+ * back as they come. Reconnects when the relay restarts, until closed.
+ */
+export function connectRelay(options: ConnectRelayOptions): RelayConnection {
+  const retryMs = options.retryMs ?? 1000;
+  const fetchOverSw = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const origin = options.origin ?? location.origin;
+  const emit = options.onEvent ?? (() => undefined);
+  let state: RelayState = 'connecting';
+  let socket: WebSocket | undefined;
+  let port: MessagePort | undefined;
+  let delay = retryMs;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const served = new Map<string, Served>();
+
+  const setState = (next: RelayState, detail?: string) => {
+    state = next;
+    emit({ type: 'state', state: next, ...(detail === undefined ? {} : { detail }) });
+  };
+
+  const stopAll = () => {
+    for (const request of served.values()) request.stop?.();
+    served.clear();
+  };
+
+  /** Sends one response frame to the relay and notes it in the request's log entry. */
+  const reply = (to: WebSocket, request: Served, frame: ResponseFrame) => {
+    if (frame.type === 'data') {
+      request.tokens?.push(frame.chunk);
+      // The relay takes messages up to 16 MiB: bigger pieces go in parts.
+      for (let at = 0; at < frame.chunk.byteLength; at += maxPieceBytes) {
+        const part = frame.chunk.subarray(at, at + maxPieceBytes);
+        if (to.readyState === WebSocket.OPEN) to.send(encodeBodyPiece(frame.id, part));
+      }
+      return;
+    }
+    if (frame.type === 'head') {
+      request.log.status = frame.status;
+      request.tokens = createTokenCounter(new Headers(frame.headers).get('content-type') ?? '');
+    }
+    if (to.readyState === WebSocket.OPEN) to.send(JSON.stringify(frame satisfies TabToRelayFrame));
+    if (frame.type === 'end' || frame.type === 'error') {
+      if (served.get(frame.id) !== request) return;
+      served.delete(frame.id);
+      const { log } = request;
+      log.durationMs = Date.now() - log.time;
+      log.tokens = request.tokens?.result();
+      if (frame.type === 'error') log.error = frame.code;
+      emit({ type: 'request', entry: log });
+    }
+  };
+
+  const run = (to: WebSocket, request: Served) => {
+    const { frame } = request;
+    const body = frame.hasBody ? concat(request.chunks) : null;
+    request.chunks = [];
+    if (body !== null) request.log.model = readModelName(new Uint8Array(body));
+    const { id, method, url, headers } = frame;
+    const portFrame: RequestFrame = { type: 'request', id, method, url, headers, body };
+    port ??= options.connect();
+    if (port !== undefined) {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = (event: MessageEvent<ResponseFrame>) => {
+        reply(to, request, event.data);
+        if (event.data.type === 'end' || event.data.type === 'error') channel.port1.close();
+      };
+      request.stop = () => channel.port1.postMessage({ type: 'abort', id } satisfies AbortFrame);
+      port.postMessage(portFrame, [channel.port2, ...(body ? [body] : [])]);
+      return;
+    }
+    const controller = new AbortController();
+    request.stop = () => controller.abort();
+    void serveFrame(
+      portFrame,
+      (httpRequest, { signal }) => fetchOverSw(httpRequest, { signal }),
+      (response) => reply(to, request, response),
+      { origin, signal: controller.signal },
+    );
+  };
+
+  const onMessage = (to: WebSocket, data: unknown) => {
+    if (data instanceof ArrayBuffer) {
+      const piece = decodeBodyPiece(new Uint8Array(data));
+      if (piece) served.get(piece.id)?.chunks.push(piece.chunk);
+      return;
+    }
+    const frame = typeof data === 'string' ? parseRelayFrame(data) : undefined;
+    if (frame === undefined) return;
+    if (frame.type === 'request') {
+      const request: Served = {
+        frame,
+        chunks: [],
+        log: { time: Date.now(), method: frame.method, path: new URL(frame.url, origin).pathname },
+      };
+      served.set(frame.id, request);
+      if (!frame.hasBody) run(to, request);
+    } else if (frame.type === 'end') {
+      const request = served.get(frame.id);
+      if (request && !request.stop) run(to, request);
+    } else {
+      const request = served.get(frame.id);
+      if (request === undefined) return;
+      request.log.error = 'aborted';
+      if (request.stop) request.stop();
+      else {
+        // Aborted before its body was complete: nothing ran, so the answer is the abort itself.
+        reply(to, request, {
+          type: 'error',
+          id: frame.id,
+          code: 'aborted',
+          message: 'The request was aborted by the client.',
+        });
+      }
+    }
+  };
+
+  const open = () => {
+    setState('connecting');
+    const current = new WebSocket(options.url);
+    socket = current;
+    current.binaryType = 'arraybuffer';
+    current.onopen = () => {
+      delay = retryMs;
+      const hello: HelloFrame = {
+        type: 'hello',
+        capacity: options.capacity ?? 4,
+        ...(options.version === undefined ? {} : { version: options.version }),
+      };
+      current.send(JSON.stringify(hello));
+      setState('connected');
+    };
+    current.onmessage = (event: MessageEvent) => onMessage(current, event.data);
+    current.onclose = (event) => {
+      if (socket !== current) return;
+      // The relay is gone: its clients are too, so the work for them stops.
+      stopAll();
+      port?.close();
+      port = undefined;
+      if (state === 'closed') return;
+      const detail =
+        event.reason !== '' ? event.reason : `the relay at ${options.url} is unreachable`;
+      setState('disconnected', detail);
+      retry = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 30_000);
+    };
+  };
+
+  open();
+  return {
+    get state() {
+      return state;
+    },
+    close() {
+      if (state === 'closed') return;
+      clearTimeout(retry);
+      setState('closed');
+      stopAll();
+      socket?.close(1000, 'stopped by the tab');
+    },
+  };
+}

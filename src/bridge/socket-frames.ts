@@ -1,0 +1,167 @@
+import type { AbortFrame, EndFrame, ErrorFrame, HeadFrame } from './frames.js';
+
+/**
+ * The frame protocol over the relay's WebSocket (`/lmtab/engine`). Control frames are JSON text
+ * messages; body bytes travel as binary messages that start with the request's id, so one socket
+ * carries many requests at once:
+ *
+ *   binary message = [u8 id length][id, UTF-8][body bytes]
+ *
+ * Relay to tab: `request` (then binary request-body pieces and `end` when `hasBody`), `abort`.
+ * Tab to relay: `hello` (first), then per request `head`, binary response-body pieces, and `end`
+ * or `error`. The direction gives a binary message its meaning.
+ */
+
+/** Path of the WebSocket endpoint that engine tabs connect to. */
+export const engineSocketPath = '/lmtab/engine';
+
+/** Query parameter of the app URL (`/?relay=connect`) that makes the page serve the relay at once. */
+export const engineQueryFlag = { name: 'relay', value: 'connect' } as const;
+
+/** The first frame a tab sends: how many requests it serves at once. */
+export interface HelloFrame {
+  type: 'hello';
+  /** Requests the tab's engine decodes together (its parallel slots). */
+  capacity: number;
+  /** lmtab version of the tab's app, for the relay's log. */
+  version?: string;
+}
+
+/** An HTTP request in transit to a tab; its body, if any, follows as binary pieces and `end`. */
+export interface SocketRequestFrame {
+  type: 'request';
+  id: string;
+  method: string;
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  url: string;
+  headers: [string, string][];
+  /** Whether binary body pieces and an `end` frame follow. */
+  hasBody: boolean;
+}
+
+/** JSON frames the relay sends a tab. */
+export type RelayToTabFrame = SocketRequestFrame | EndFrame | AbortFrame;
+
+/** JSON frames a tab sends the relay. */
+export type TabToRelayFrame = HelloFrame | HeadFrame | EndFrame | ErrorFrame;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Encodes one body piece of request `id` as a binary message. */
+export function encodeBodyPiece(id: string, chunk: Uint8Array): Uint8Array {
+  const idBytes = encoder.encode(id);
+  if (idBytes.length === 0 || idBytes.length > 255) {
+    throw new RangeError(`A frame id must be 1 to 255 bytes long, got ${idBytes.length}.`);
+  }
+  const message = new Uint8Array(1 + idBytes.length + chunk.byteLength);
+  message[0] = idBytes.length;
+  message.set(idBytes, 1);
+  message.set(chunk, 1 + idBytes.length);
+  return message;
+}
+
+/** Decodes a binary message into its request id and body bytes; undefined when malformed. */
+export function decodeBodyPiece(
+  message: Uint8Array,
+): { id: string; chunk: Uint8Array } | undefined {
+  const length = message[0];
+  if (length === undefined || length === 0 || message.byteLength < 1 + length) return undefined;
+  return {
+    id: decoder.decode(message.subarray(1, 1 + length)),
+    chunk: message.subarray(1 + length),
+  };
+}
+
+/** A JSON object from a text message; undefined for anything else. */
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function isHeaderList(value: unknown): value is [string, string][] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (pair) =>
+        Array.isArray(pair) &&
+        pair.length === 2 &&
+        typeof pair[0] === 'string' &&
+        typeof pair[1] === 'string',
+    )
+  );
+}
+
+/**
+ * Parses a JSON text message from a tab, checking its shape; undefined for anything else. The
+ * relay treats what a tab sends as data only, so nothing passes without this check.
+ */
+export function parseTabFrame(text: string): TabToRelayFrame | undefined {
+  const value = parseJsonObject(text);
+  if (value === undefined) return undefined;
+  const id = value.id;
+  switch (value.type) {
+    case 'hello':
+      return Number.isInteger(value.capacity) && (value.capacity as number) > 0
+        ? {
+            type: 'hello',
+            capacity: value.capacity as number,
+            version: typeof value.version === 'string' ? value.version : undefined,
+          }
+        : undefined;
+    case 'head':
+      return typeof id === 'string' &&
+        Number.isInteger(value.status) &&
+        (value.status as number) >= 200 &&
+        (value.status as number) <= 599 &&
+        isHeaderList(value.headers)
+        ? { type: 'head', id, status: value.status as number, headers: value.headers }
+        : undefined;
+    case 'end':
+      return typeof id === 'string' ? { type: 'end', id } : undefined;
+    case 'error':
+      return typeof id === 'string' &&
+        typeof value.code === 'string' &&
+        typeof value.message === 'string'
+        ? { type: 'error', id, code: value.code, message: value.message }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Parses a JSON text message from the relay, checking its shape; undefined for anything else. */
+export function parseRelayFrame(text: string): RelayToTabFrame | undefined {
+  const value = parseJsonObject(text);
+  if (value === undefined || typeof value.id !== 'string') return undefined;
+  const id = value.id;
+  switch (value.type) {
+    case 'request':
+      return typeof value.method === 'string' &&
+        typeof value.url === 'string' &&
+        value.url.startsWith('/') &&
+        isHeaderList(value.headers) &&
+        typeof value.hasBody === 'boolean'
+        ? {
+            type: 'request',
+            id,
+            method: value.method,
+            url: value.url,
+            headers: value.headers,
+            hasBody: value.hasBody,
+          }
+        : undefined;
+    case 'end':
+    case 'abort':
+      return { type: value.type, id };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { LmtabError } from '../errors/index.js';
+
+/** Chromium switches for an unattended engine: no sandbox (containers), no background traffic. */
+export const headlessArgs = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Where Chrome, Chromium and Edge usually live, in the order they are tried. */
+function browserCandidates(env: NodeJS.ProcessEnv): string[] {
+  const windows = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].flatMap((root) =>
+    root === undefined
+      ? []
+      : [
+          join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
+          join(root, 'Chromium', 'Application', 'chrome.exe'),
+          join(root, 'Microsoft', 'Edge', 'Application', 'msedge.exe'),
+        ],
+  );
+  return [
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+    '/usr/bin/google-chrome-stable',
+    '/snap/bin/chromium',
+    '/usr/bin/microsoft-edge',
+    '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+    '/Applications/Chromium.app/Contents/MacOS/Chromium',
+    '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+    ...windows,
+  ];
+}
+
+/**
+ * The browser the headless engine runs in: `LMTAB_BROWSER` when set, else the first system Chrome
+ * or Chromium found. Throws `no_engine` saying where it looked when there is none.
+ */
+export function findBrowser(
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = existsSync,
+): string {
+  const chosen = env.LMTAB_BROWSER;
+  if (chosen !== undefined && chosen !== '') {
+    if (exists(chosen)) return chosen;
+    throw new LmtabError(
+      'no_engine',
+      `LMTAB_BROWSER is "${chosen}", which does not exist: expected the path of a Chrome or ` +
+        'Chromium executable.',
+    );
+  }
+  const candidates = browserCandidates(env);
+  const found = candidates.find((path) => exists(path));
+  if (found !== undefined) return found;
+  throw new LmtabError(
+    'no_engine',
+    `No Chrome or Chromium found for --headless: looked for ${candidates.join(', ')}. ` +
+      'Install Chromium (e.g. `apt install chromium`) or set LMTAB_BROWSER to its path.',
+  );
+}
+
+/** Options of {@link createHeadlessEngine}. */
+export interface HeadlessEngineOptions {
+  /** Chrome or Chromium to run (see {@link findBrowser}). */
+  executablePath: string;
+  /** Browser profile folder; it keeps the imported and downloaded models between runs. */
+  profileDir: string;
+  /** Told about the browser's life and the page's errors; default: nothing. */
+  log?: (line: string) => void;
+}
+
+/** A headless Chromium whose one page is the relay's engine. */
+export interface HeadlessEngine {
+  /** Opens `url` (the relay's engine URL), launching the browser when it is not running. */
+  start(url: string): Promise<void>;
+  /** Closes the browser. */
+  close(): Promise<void>;
+}
+
+/**
+ * The headless engine launcher: a persistent Chromium profile (so models stay downloaded) with one
+ * page on the relay's own app, which connects back to the relay as an engine tab.
+ */
+export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEngine {
+  const log = options.log ?? (() => undefined);
+  let context: BrowserContext | undefined;
+  const watched = new WeakSet<Page>();
+
+  async function launch(): Promise<BrowserContext> {
+    await mkdir(options.profileDir, { recursive: true });
+    log(`starting headless ${options.executablePath} (profile ${options.profileDir})`);
+    const launched = await chromium.launchPersistentContext(options.profileDir, {
+      executablePath: options.executablePath,
+      headless: true,
+      args: headlessArgs,
+    });
+    launched.on('close', () => {
+      if (context === launched) context = undefined;
+      log('headless browser closed');
+    });
+    return launched;
+  }
+
+  return {
+    async start(url) {
+      context ??= await launch();
+      // A page that lost its connection (a crash, a relay restart) is reloaded, not doubled.
+      const page = context.pages()[0] ?? (await context.newPage());
+      if (!watched.has(page)) {
+        watched.add(page);
+        page.on('pageerror', (error) => log(`engine page error: ${error.message}`));
+        page.on('crash', () => log('engine page crashed'));
+      }
+      await page.goto(url);
+    },
+    async close() {
+      const current = context;
+      context = undefined;
+      await current?.close();
+    },
+  };
+}

@@ -1,0 +1,247 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  decodeBodyPiece,
+  encodeBodyPiece,
+  parseRelayFrame,
+  type RelayToTabFrame,
+} from '../bridge/socket-frames.js';
+import { createRelay, type Relay, type RelayOptions } from './create-relay.js';
+
+// The real relay at its boundaries: HTTP on one side, a tab speaking the WebSocket frames on the
+// other (a scripted one here; the e2e specs use real engine tabs in Chromium).
+const port = 41315;
+let relay: Relay | undefined;
+
+afterEach(async () => {
+  await relay?.close();
+  relay = undefined;
+});
+
+async function start(options: Partial<RelayOptions> = {}): Promise<Relay> {
+  relay = await createRelay({ appDir: '/nonexistent', port, version: 'test', ...options });
+  return relay;
+}
+
+interface FakeTab {
+  socket: WebSocket;
+  frames: RelayToTabFrame[];
+  bodies: Map<string, string>;
+  /** Resolves with the next frame of `type` (already received ones first). */
+  next(type: RelayToTabFrame['type']): Promise<RelayToTabFrame>;
+  send(frame: object): void;
+  sendBody(id: string, text: string): void;
+}
+
+async function connectTab(capacity = 4): Promise<FakeTab> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/lmtab/engine`);
+  const frames: RelayToTabFrame[] = [];
+  const bodies = new Map<string, string>();
+  const waiting: Array<() => void> = [];
+  socket.on('message', (data: Buffer, isBinary) => {
+    if (isBinary) {
+      const piece = decodeBodyPiece(data)!;
+      bodies.set(piece.id, (bodies.get(piece.id) ?? '') + Buffer.from(piece.chunk).toString());
+    } else {
+      frames.push(parseRelayFrame(data.toString())!);
+    }
+    for (const wake of waiting.splice(0)) wake();
+  });
+  await new Promise((resolve) => socket.once('open', resolve));
+  socket.send(JSON.stringify({ type: 'hello', capacity }));
+  await expect.poll(() => relay!.stats().engines.length).toBeGreaterThan(0);
+  const seen = new Set<RelayToTabFrame>();
+  return {
+    socket,
+    frames,
+    bodies,
+    async next(type) {
+      for (;;) {
+        const found = frames.find((f) => f.type === type && !seen.has(f));
+        if (found) {
+          seen.add(found);
+          return found;
+        }
+        await new Promise<void>((resolve) => waiting.push(resolve));
+      }
+    },
+    send: (frame) => socket.send(JSON.stringify(frame)),
+    sendBody: (id, text) => socket.send(encodeBodyPiece(id, Buffer.from(text))),
+  };
+}
+
+/** An HTTP request whose body can be read piece by piece and whose socket can be cut. */
+function call(path: string, body?: string) {
+  const request = httpRequest(`http://127.0.0.1:${port}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+  });
+  const response = new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    text: Promise<string>;
+  }>((resolve, reject) => {
+    request.on('response', (incoming) => {
+      let text = '';
+      incoming.on('data', (chunk: Buffer) => void (text += chunk.toString()));
+      const done = new Promise<string>((ok) => {
+        incoming.on('end', () => ok(text));
+        incoming.on('error', () => ok(text));
+        incoming.on('aborted', () => ok(`${text}<aborted>`));
+      });
+      resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: done });
+    });
+    request.on('error', reject);
+  });
+  request.end(body);
+  return { request, response };
+}
+
+describe('createRelay with a tab on its WebSocket', () => {
+  it('forwards a request as frames and streams the answer back, keeping the relay in charge of headers', async () => {
+    await start();
+    const tab = await connectTab();
+    const { response } = call('/v1/chat/completions?x=1', '{"model":"m","messages":[]}');
+    const request = await tab.next('request');
+    expect(request).toMatchObject({
+      method: 'POST',
+      url: '/v1/chat/completions?x=1',
+      hasBody: true,
+    });
+    const headerNames = request.type === 'request' ? request.headers.map(([n]) => n) : [];
+    expect(headerNames).toContain('content-type');
+    expect(headerNames).not.toContain('host');
+    expect(headerNames).not.toContain('connection');
+    await tab.next('end');
+    expect(tab.bodies.get(request.id)).toBe('{"model":"m","messages":[]}');
+
+    tab.send({
+      type: 'head',
+      id: request.id,
+      status: 200,
+      headers: [
+        ['content-type', 'text/event-stream'],
+        ['set-cookie', 'a=b'],
+        ['access-control-allow-origin', '*'],
+        ['x-engine', 'wllama'],
+      ],
+    });
+    const answer = await response;
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-engine']).toBe('wllama');
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    expect(answer.headers['cross-origin-embedder-policy']).toBe('require-corp');
+    tab.sendBody(request.id, 'data: {"a":1}\n\n');
+    tab.sendBody(request.id, 'data: [DONE]\n\n');
+    tab.send({ type: 'end', id: request.id });
+    expect(await answer.text).toBe('data: {"a":1}\n\ndata: [DONE]\n\n');
+    await expect.poll(() => relay!.stats().engines[0]).toMatchObject({ active: 0, served: 1 });
+  });
+
+  it('sends abort when the client goes away, and frees the slot when the tab ends the request', async () => {
+    await start();
+    const tab = await connectTab();
+    const { request: client, response } = call('/v1/chat/completions', '{}');
+    const request = await tab.next('request');
+    tab.send({
+      type: 'head',
+      id: request.id,
+      status: 200,
+      headers: [['content-type', 'text/event-stream']],
+    });
+    await response;
+    client.destroy();
+    expect(await tab.next('abort')).toEqual({ type: 'abort', id: request.id });
+    expect(relay!.stats().engines[0].active).toBe(1);
+    tab.send({ type: 'end', id: request.id });
+    await expect.poll(() => relay!.stats().engines[0].active).toBe(0);
+  });
+
+  it('ends a stream with its protocol’s error event when the tab goes away, and answers 503 before a head', async () => {
+    await start();
+    const tab = await connectTab();
+    const sse = call('/v1/chat/completions', '{}');
+    const ndjson = call('/api/chat', '{}');
+    const json = call('/v1/models');
+    const waiting = call('/api/tags');
+    const requests = await Promise.all([1, 2, 3, 4].map(() => tab.next('request')));
+    const byUrl = new Map(requests.map((r) => [r.type === 'request' ? r.url : '', r.id]));
+    const head = (url: string, type: string) =>
+      tab.send({
+        type: 'head',
+        id: byUrl.get(url),
+        status: 200,
+        headers: [['content-type', type]],
+      });
+    head('/v1/chat/completions', 'text/event-stream');
+    head('/api/chat', 'application/x-ndjson');
+    head('/v1/models', 'application/json');
+    tab.sendBody(byUrl.get('/v1/models')!, '{"data":[');
+    await Promise.all([sse.response, ndjson.response, json.response]);
+    tab.socket.terminate();
+
+    expect(await (await sse.response).text).toBe(
+      'data: {"error":{"message":"The engine tab disconnected from the relay before the answer was complete.","type":"server_error","param":null,"code":"no_engine"}}\n\n',
+    );
+    expect(await (await ndjson.response).text).toBe(
+      '{"error":"The engine tab disconnected from the relay before the answer was complete."}\n',
+    );
+    // A JSON answer cut short must not look complete: the connection breaks instead.
+    expect(await (await json.response).text).toMatch(/^\{"data":\[(<aborted>)?$/);
+    const early = await waiting.response;
+    expect(early.status).toBe(503);
+    expect(JSON.parse(await early.text).error).toContain('engine tab disconnected');
+    await expect.poll(() => relay!.stats().engines.length).toBe(0);
+  });
+
+  it('queues beyond the tab’s capacity and answers 503 engine_busy with Retry-After past the queue', async () => {
+    await start({ queueLimit: 1 });
+    const tab = await connectTab(1);
+    call('/api/version');
+    const queued = call('/api/tags');
+    const first = await tab.next('request');
+    const refused = await call('/api/ps').response;
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(await refused.text).error).toContain('queue holds 1');
+    expect(relay!.stats().waiting).toBe(1);
+    tab.send({ type: 'head', id: first.id, status: 200, headers: [] });
+    tab.send({ type: 'end', id: first.id });
+    const second = await tab.next('request');
+    expect(second).toMatchObject({ url: '/api/tags' });
+    tab.send({ type: 'error', id: second.id, code: 'model_not_found', message: 'No such model.' });
+    const answer = await queued.response;
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(await answer.text)).toEqual({ error: 'No such model.' });
+  });
+
+  it('closes a tab that sends a malformed frame, and ignores frames for unknown ids', async () => {
+    await start();
+    const tab = await connectTab();
+    tab.send({ type: 'end', id: 'never-sent' });
+    tab.sendBody('never-sent', 'x');
+    expect(relay!.stats().engines).toHaveLength(1);
+    const closed = new Promise<number>((resolve) => tab.socket.once('close', resolve));
+    tab.socket.send('{"type":"head","id":"1","status":"200"}');
+    expect(await closed).toBe(1008);
+    await expect.poll(() => relay!.stats().engines.length).toBe(0);
+  });
+
+  it('reports itself on /health', async () => {
+    await start({ queueLimit: 3 });
+    await connectTab(2);
+    const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    expect(health).toEqual({
+      status: 'ok',
+      version: 'test',
+      engines: 1,
+      host: '127.0.0.1',
+      port,
+      lanAddresses: [],
+      slots: [{ capacity: 2, active: 0, served: 0 }],
+      queue: { waiting: 0, limit: 3 },
+    });
+  });
+});

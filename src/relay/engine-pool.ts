@@ -1,0 +1,208 @@
+import { LmtabError, toLmtabError } from '../errors/index.js';
+
+/** Options of {@link createEnginePool}. */
+export interface EnginePoolOptions {
+  /** Requests that may wait for a free slot; one more is refused with `engine_busy`. Default 16. */
+  queueLimit?: number;
+  /**
+   * Starts an engine when a request arrives and none is connected (the headless launcher); it
+   * resolves once started, and the engine then joins with {@link EnginePool.add}. Without it such
+   * a request is refused with `no_engine` at once.
+   */
+  startEngine?: () => Promise<void>;
+  /** Milliseconds waiting requests give a started engine to connect; default 120000. */
+  engineWaitMs?: number;
+  /** What a `no_engine` answer tells the person to do, e.g. "open http://...". */
+  noEngineHint?: string;
+}
+
+/** A slot taken on one engine; release it once when the request is over. */
+export interface EngineLease<T> {
+  engine: T;
+  release(): void;
+}
+
+/** What the pool holds now, for `/health`. */
+export interface EnginePoolStats {
+  engines: { capacity: number; active: number; served: number }[];
+  waiting: number;
+  queueLimit: number;
+}
+
+/** Engines (tabs) that share the load, each with a slot count, and a bounded queue before them. */
+export interface EnginePool<T> {
+  /** A connected engine that serves `capacity` requests at once. */
+  add(engine: T, capacity: number): void;
+  /** An engine that went away; its leases become no-ops. */
+  remove(engine: T): void;
+  /**
+   * A slot on the least busy engine, waiting in the queue when all are full. Rejects with
+   * `engine_busy` when the queue is full, `no_engine` when there is no engine (and none starts),
+   * `aborted` when `signal` aborts while waiting.
+   */
+  acquire(options?: { signal?: AbortSignal }): Promise<EngineLease<T>>;
+  stats(): EnginePoolStats;
+}
+
+interface Slots<T> {
+  engine: T;
+  capacity: number;
+  active: number;
+  served: number;
+}
+
+interface Waiter<T> {
+  grant(lease: EngineLease<T>): void;
+  fail(error: LmtabError): void;
+}
+
+/** Creates the relay's scheduler: least busy engine first, then a bounded FIFO queue. */
+export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool<T> {
+  const queueLimit = options.queueLimit ?? 16;
+  const engineWaitMs = options.engineWaitMs ?? 120_000;
+  const engines = new Map<T, Slots<T>>();
+  const waiters: Waiter<T>[] = [];
+  let starting = false;
+  let engineWait: ReturnType<typeof setTimeout> | undefined;
+
+  const noEngine = (detail: string) =>
+    new LmtabError(
+      'no_engine',
+      options.noEngineHint === undefined ? detail : `${detail} ${options.noEngineHint}`,
+    );
+
+  function leastBusy(): Slots<T> | undefined {
+    let best: Slots<T> | undefined;
+    for (const slots of engines.values()) {
+      if (slots.active >= slots.capacity) continue;
+      if (
+        best === undefined ||
+        slots.active < best.active ||
+        (slots.active === best.active && slots.served < best.served)
+      ) {
+        best = slots;
+      }
+    }
+    return best;
+  }
+
+  function lease(slots: Slots<T>): EngineLease<T> {
+    slots.active += 1;
+    slots.served += 1;
+    let released = false;
+    return {
+      engine: slots.engine,
+      release() {
+        if (released) return;
+        released = true;
+        if (engines.get(slots.engine) === slots) slots.active -= 1;
+        drain();
+      },
+    };
+  }
+
+  function drain(): void {
+    for (;;) {
+      const slots = waiters.length > 0 ? leastBusy() : undefined;
+      if (slots === undefined) return;
+      waiters.shift()!.grant(lease(slots));
+    }
+  }
+
+  function failAll(error: LmtabError): void {
+    clearTimeout(engineWait);
+    engineWait = undefined;
+    for (const waiter of waiters.splice(0)) waiter.fail(error);
+  }
+
+  /** With waiters and no engine: start one (once at a time) and bound how long they wait for it. */
+  function awaitEngine(): void {
+    if (engines.size > 0 || waiters.length === 0) return;
+    if (options.startEngine === undefined) {
+      failAll(noEngine('The engine tab went away and no other is connected to this relay.'));
+      return;
+    }
+    engineWait ??= setTimeout(() => {
+      engineWait = undefined;
+      if (engines.size === 0) {
+        failAll(noEngine(`No engine connected within ${Math.round(engineWaitMs / 1000)} s.`));
+      }
+    }, engineWaitMs);
+    if (starting) return;
+    starting = true;
+    options.startEngine().then(
+      () => void (starting = false),
+      (error: unknown) => {
+        starting = false;
+        if (engines.size === 0) {
+          failAll(noEngine(`Starting an engine failed: ${toLmtabError(error).message}`));
+        }
+      },
+    );
+  }
+
+  return {
+    add(engine, capacity) {
+      engines.set(engine, { engine, capacity, active: 0, served: 0 });
+      clearTimeout(engineWait);
+      engineWait = undefined;
+      drain();
+    },
+    remove(engine) {
+      engines.delete(engine);
+      awaitEngine();
+    },
+    acquire({ signal } = {}) {
+      if (signal?.aborted) {
+        return Promise.reject(
+          new LmtabError('aborted', 'The request was aborted by the client before it was sent.'),
+        );
+      }
+      const free = waiters.length === 0 ? leastBusy() : undefined;
+      if (free !== undefined) return Promise.resolve(lease(free));
+      if (engines.size === 0 && options.startEngine === undefined) {
+        return Promise.reject(noEngine('No engine tab is connected to this relay.'));
+      }
+      if (waiters.length >= queueLimit) {
+        return Promise.reject(
+          new LmtabError(
+            'engine_busy',
+            `The engines are busy: all slots are taken and ${waiters.length} requests wait ` +
+              `(the queue holds ${queueLimit}). Retry shortly.`,
+          ),
+        );
+      }
+      return new Promise<EngineLease<T>>((resolve, reject) => {
+        const onAbort = () => {
+          const index = waiters.indexOf(waiter);
+          if (index >= 0) waiters.splice(index, 1);
+          reject(new LmtabError('aborted', 'The request was aborted by the client while queued.'));
+        };
+        const waiter: Waiter<T> = {
+          grant(granted) {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(granted);
+          },
+          fail(error) {
+            signal?.removeEventListener('abort', onAbort);
+            reject(error);
+          },
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiters.push(waiter);
+        awaitEngine();
+      });
+    },
+    stats() {
+      return {
+        engines: [...engines.values()].map(({ capacity, active, served }) => ({
+          capacity,
+          active,
+          served,
+        })),
+        waiting: waiters.length,
+        queueLimit,
+      };
+    },
+  };
+}

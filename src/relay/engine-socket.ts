@@ -1,0 +1,108 @@
+import type { WebSocket } from 'ws';
+import type { HeadFrame } from '../bridge/frames.js';
+import {
+  decodeBodyPiece,
+  encodeBodyPiece,
+  parseTabFrame,
+  type HelloFrame,
+  type RelayToTabFrame,
+  type SocketRequestFrame,
+} from '../bridge/socket-frames.js';
+
+/** Receives the answer to one request forwarded to a tab. */
+export interface Exchange {
+  head(frame: HeadFrame): void;
+  data(chunk: Uint8Array): void;
+  end(): void;
+  /** A failure reported by the tab, or the tab gone (`no_engine`). */
+  error(code: string, message: string): void;
+}
+
+/** Options of {@link attachEngineSocket}. */
+export interface EngineSocketOptions {
+  /** The tab introduced itself: it may now receive requests. */
+  onHello(hello: HelloFrame): void;
+  /** The socket closed; every open exchange has already been told. */
+  onClose(): void;
+}
+
+/** One engine tab's WebSocket, carrying many requests at once, told apart by id. */
+export interface EngineSocket {
+  /** Sends a request frame; `exchange` hears the answer. */
+  start(frame: SocketRequestFrame, exchange: Exchange): void;
+  /** Sends one piece of a request's body. */
+  sendBody(id: string, chunk: Uint8Array): void;
+  /** Tells the tab that a request's body is complete. */
+  endBody(id: string): void;
+  /** Asks the tab to stop working on a request; its exchange still hears the final end or error. */
+  abort(id: string): void;
+  /** Stops delivering frames of a request (it is over on the relay's side). */
+  forget(id: string): void;
+  /** Closes the socket (the relay is stopping, or the tab stopped answering pings). */
+  close(code?: number, reason?: string): void;
+}
+
+/**
+ * Wraps a tab's WebSocket in the frame protocol. What the tab sends is data only: frames are
+ * shape-checked, unknown ids ignored, and a malformed frame closes the socket.
+ */
+export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptions): EngineSocket {
+  const exchanges = new Map<string, Exchange>();
+  let greeted = false;
+
+  const send = (frame: RelayToTabFrame) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+  };
+
+  socket.on('message', (data, isBinary) => {
+    const bytes = Array.isArray(data)
+      ? Buffer.concat(data)
+      : data instanceof ArrayBuffer
+        ? new Uint8Array(data)
+        : data;
+    if (isBinary) {
+      const piece = decodeBodyPiece(bytes);
+      if (piece === undefined) return socket.close(1008, 'malformed binary frame');
+      exchanges.get(piece.id)?.data(piece.chunk);
+      return;
+    }
+    const frame = parseTabFrame(bytes.toString());
+    if (frame === undefined) return socket.close(1008, 'malformed frame');
+    if (frame.type === 'hello') {
+      if (!greeted) options.onHello(frame);
+      greeted = true;
+      return;
+    }
+    const exchange = exchanges.get(frame.id);
+    if (exchange === undefined) return;
+    if (frame.type === 'head') exchange.head(frame);
+    else if (frame.type === 'end') exchange.end();
+    else exchange.error(frame.code, frame.message);
+  });
+
+  socket.on('close', () => {
+    const open = [...exchanges.values()];
+    exchanges.clear();
+    for (const exchange of open) {
+      exchange.error(
+        'no_engine',
+        'The engine tab disconnected from the relay before the answer was complete.',
+      );
+    }
+    options.onClose();
+  });
+
+  return {
+    start(frame, exchange) {
+      exchanges.set(frame.id, exchange);
+      send(frame);
+    },
+    sendBody(id, chunk) {
+      if (socket.readyState === socket.OPEN) socket.send(encodeBodyPiece(id, chunk));
+    },
+    endBody: (id) => send({ type: 'end', id }),
+    abort: (id) => send({ type: 'abort', id }),
+    forget: (id) => void exchanges.delete(id),
+    close: (code, reason) => socket.close(code, reason),
+  };
+}

@@ -1,0 +1,239 @@
+import {
+  validateHeaderName,
+  validateHeaderValue,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { describeBytes } from '../api/describe-bytes.js';
+import { asLmtabError, errorResponse, streamErrorBytes } from '../api/wire-errors.js';
+import { readModelName } from '../bridge/read-model-name.js';
+import { LmtabError, toLmtabError } from '../errors/index.js';
+import type { EnginePool } from './engine-pool.js';
+import type { EngineSocket } from './engine-socket.js';
+
+/** One line of the relay's request log. */
+export interface RelayLogEntry {
+  /** Epoch milliseconds when the request arrived. */
+  time: number;
+  method: string;
+  path: string;
+  /** The `model` the JSON body named, when it named one. */
+  model?: string;
+  /** The status answered; absent when the client went away first. */
+  status?: number;
+  durationMs: number;
+}
+
+/** Options of {@link forwardRequest}. */
+export interface ForwardOptions {
+  pool: EnginePool<EngineSocket>;
+  /** Largest request body in bytes; larger ones are answered 413. */
+  maxBodyBytes: number;
+  /** A fresh request id (unique on the relay). */
+  id: string;
+  /** Headers the relay adds to every answer (isolation, CORS). */
+  headers: Record<string, string>;
+  /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway; default 5000. */
+  abortGraceMs?: number;
+  /** Epoch milliseconds now; default `Date.now`. */
+  clock?: () => number;
+  onLog?: (entry: RelayLogEntry) => void;
+}
+
+// Hop-by-hop headers belong to one connection; the relay's Node server sets its own.
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+  'content-length',
+]);
+
+/** Bytes of the body kept for reading the model name into the log. */
+const sniffBytes = 64 * 1024;
+
+/** Writes a web-standard Response (an error answered by the relay itself) to a Node response. */
+export async function sendResponse(
+  response: Response,
+  out: ServerResponse,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  out.writeHead(response.status, { ...Object.fromEntries(response.headers), ...headers });
+  out.end(body);
+}
+
+/** Headers a tab's answer may carry: no hop-by-hop, cookies or CORS (the relay decides those). */
+function allowedResponseHeader(name: string, value: string): boolean {
+  const lower = name.toLowerCase();
+  if (hopByHop.has(lower) || lower === 'set-cookie' || lower.startsWith('access-control-')) {
+    return false;
+  }
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Forwards one API request to the least busy engine tab as frames and streams the answer back.
+ * The relay answers by itself only what happens around the tab: a full queue, no engine, a body
+ * too large, a tab gone before or during the answer.
+ */
+export async function forwardRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ForwardOptions,
+): Promise<void> {
+  const clock = options.clock ?? Date.now;
+  const started = clock();
+  const method = request.method ?? 'GET';
+  const url = request.url ?? '/';
+  const { pathname } = new URL(url, 'http://relay');
+  const { id, maxBodyBytes } = options;
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const sniffed: Buffer[] = [];
+  let sniffedBytes = 0;
+
+  let status: number | undefined;
+  const log = () =>
+    options.onLog?.({
+      time: started,
+      method,
+      path: pathname,
+      model: sniffedBytes > 0 ? readModelName(Buffer.concat(sniffed)) : undefined,
+      status,
+      durationMs: clock() - started,
+    });
+  const answerError = async (error: LmtabError) => {
+    if (response.headersSent || response.destroyed) return;
+    status = error.status;
+    await sendResponse(errorResponse(pathname, error), response, options.headers);
+  };
+  const tooLarge = (size: string) =>
+    new LmtabError(
+      'body_too_large',
+      `Request body too large: the relay's limit is ${describeBytes(maxBodyBytes)}, ${size}.`,
+    );
+
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > maxBodyBytes) {
+    response.shouldKeepAlive = false;
+    await answerError(tooLarge(`the Content-Length header says ${describeBytes(declared)}`));
+    return log();
+  }
+
+  const client = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) client.abort();
+  });
+
+  let lease;
+  try {
+    lease = await options.pool.acquire({ signal: client.signal });
+  } catch (error) {
+    await answerError(toLmtabError(error));
+    return log();
+  }
+  const { engine: socket } = lease;
+  let state: 'waiting' | 'streaming' | 'over' = 'waiting';
+  let contentType = '';
+  let grace: ReturnType<typeof setTimeout> | undefined;
+
+  const finish = () => {
+    if (state === 'over') return;
+    state = 'over';
+    clearTimeout(grace);
+    socket.forget(id);
+    lease.release();
+    log();
+  };
+
+  socket.start(
+    {
+      type: 'request',
+      id,
+      method,
+      url,
+      headers: Object.entries(request.headers).flatMap(([name, value]) =>
+        hopByHop.has(name) || value === undefined
+          ? []
+          : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
+      ),
+      hasBody,
+    },
+    {
+      head(frame) {
+        if (state !== 'waiting' || response.destroyed) return;
+        state = 'streaming';
+        status = frame.status;
+        for (const [name, value] of frame.headers) {
+          if (allowedResponseHeader(name, value)) response.appendHeader(name, value);
+        }
+        for (const [name, value] of Object.entries(options.headers))
+          response.setHeader(name, value);
+        contentType = String(response.getHeader('content-type') ?? '');
+        response.writeHead(frame.status);
+        response.flushHeaders();
+      },
+      data(chunk) {
+        if (state === 'streaming' && !response.destroyed) response.write(chunk);
+      },
+      end() {
+        if (state === 'streaming') response.end();
+        else if (state === 'waiting') {
+          void answerError(
+            new LmtabError('engine_failure', 'The engine tab ended the answer before its head.'),
+          );
+        }
+        finish();
+      },
+      error(code, message) {
+        if (state === 'waiting') void answerError(asLmtabError(code, message));
+        else if (state === 'streaming' && !response.destroyed) {
+          // The head is out: a stream ends with its protocol's error event, anything else breaks.
+          const tail = streamErrorBytes(code, message, contentType);
+          if (tail) response.end(tail);
+          else response.destroy();
+        }
+        finish();
+      },
+    },
+  );
+
+  client.signal.addEventListener('abort', () => {
+    if (state === 'over') return;
+    socket.abort(id);
+    grace = setTimeout(finish, options.abortGraceMs ?? 5000);
+  });
+
+  if (!hasBody) return;
+  let received = 0;
+  request.on('data', (chunk: Buffer) => {
+    if (state === 'over') return;
+    received += chunk.byteLength;
+    if (received > maxBodyBytes) {
+      socket.abort(id);
+      response.shouldKeepAlive = false;
+      void answerError(tooLarge(`received at least ${describeBytes(received)}`));
+      finish();
+      request.pause();
+      return;
+    }
+    if (sniffedBytes < sniffBytes) {
+      sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
+      sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
+    }
+    socket.sendBody(id, chunk);
+  });
+  request.on('end', () => {
+    if (state !== 'over') socket.endBody(id);
+  });
+}

@@ -1,0 +1,28 @@
+/** The Chat tab's per-conversation settings: system prompt and sampling. */
+export interface ChatSettings {
+  /** Sent as the first (system) message when not empty. */
+  systemPrompt: string;
+  /** Randomness, 0 = greedy; default 1.0. */
+  temperature: number;
+  /** Most tokens in an answer; `null` (the default) leaves it to the engine. */
+  maxTokens: number | null;
+  /** Nucleus sampling mass, 0..1; default 1.0. */
+  topP: number;
+  /** Keep only the K most likely tokens, 0 = off; default 40. */
+  topK: number;
+  /** Penalty on repeated tokens, 1 = off; default 1.0. */
+  repeatPenalty: number;
+  /** Stop strings; the answer ends before the first one. Default none. */
+  stop: string[];
+}
+
+/** The defaults the settings sidebar's reset restores (LM Studio's and llama.cpp's). */
+export const defaultChatSettings: Readonly<ChatSettings> = Object.freeze({
+  systemPrompt: '',
+  temperature: 1.0,
+  maxTokens: null,
+  topP: 1.0,
+  topK: 40,
+  repeatPenalty: 1.0,
+  stop: [],
+});

@@ -1,0 +1,285 @@
+import { LitElement, css, html } from 'lit';
+import { live } from 'lit/directives/live.js';
+import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
+import { controlStyles } from './control-styles.js';
+import { icons } from './icons.js';
+
+/** A numeric sampling setting shown with a slider and an exact field. */
+interface NumberField {
+  key: 'temperature' | 'topP' | 'topK' | 'repeatPenalty';
+  label: string;
+  hint: string;
+  min: number;
+  max: number;
+  step: number;
+  /** Whether a slider accompanies the field (the field itself may go past its end). */
+  slider: boolean;
+  /** Largest value the API accepts, when there is one. */
+  limit?: number;
+  /** Whether only whole numbers make sense. */
+  integer?: boolean;
+}
+
+const fields: NumberField[] = [
+  {
+    key: 'temperature',
+    label: 'Temperature',
+    hint: 'Randomness; 0 always picks the likeliest token.',
+    min: 0,
+    max: 2,
+    step: 0.05,
+    slider: true,
+  },
+  {
+    key: 'topP',
+    label: 'Top P',
+    hint: 'Samples from the smallest set of tokens whose probability adds up to P.',
+    min: 0,
+    max: 1,
+    step: 0.01,
+    slider: true,
+    limit: 1,
+  },
+  {
+    key: 'topK',
+    label: 'Top K',
+    hint: 'Samples from the K likeliest tokens; 0 turns it off.',
+    min: 0,
+    max: 200,
+    step: 1,
+    slider: false,
+    integer: true,
+  },
+  {
+    key: 'repeatPenalty',
+    label: 'Repeat penalty',
+    hint: 'Above 1 discourages repeating recent tokens; 1 turns it off.',
+    min: 0,
+    max: 2,
+    step: 0.05,
+    slider: true,
+  },
+];
+
+/** Reads the stop strings box: one per line, with `\n` and `\t` standing for newline and tab. */
+function parseStop(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace(/\\n/g, '\n').replace(/\\t/g, '\t'));
+}
+
+function formatStop(stop: string[]): string {
+  return stop.map((s) => s.replace(/\n/g, '\\n').replace(/\t/g, '\\t')).join('\n');
+}
+
+/**
+ * The Chat tab's settings sidebar: system prompt and sampling (`temperature`, `max_tokens`,
+ * `top_p`, `top_k`, `repeat_penalty`, `stop`) with a reset to the defaults. Fires
+ * `settings-change` with the whole new `{settings}` on every committed edit.
+ */
+export class LmtabChatSettings extends LitElement {
+  static override properties = {
+    settings: { attribute: false },
+  };
+
+  /** The open conversation's settings. */
+  declare settings: ChatSettings;
+
+  constructor() {
+    super();
+    this.settings = { ...defaultChatSettings };
+  }
+
+  static override styles = [
+    controlStyles,
+    css`
+      :host {
+        display: flex;
+        flex-direction: column;
+        gap: 1.1rem;
+        padding: 0.9rem 1rem 1.5rem;
+        overflow-y: auto;
+        font-size: 0.875rem;
+      }
+      h2 {
+        font-size: 0.8rem;
+        text-transform: uppercase;
+        letter-spacing: 0.06em;
+        color: var(--lm-muted);
+      }
+      .section {
+        display: flex;
+        flex-direction: column;
+        gap: 0.9rem;
+      }
+      .field {
+        display: flex;
+        flex-direction: column;
+        gap: 0.35rem;
+      }
+      .row {
+        display: flex;
+        align-items: center;
+        justify-content: space-between;
+        gap: 0.5rem;
+      }
+      label {
+        font-weight: 600;
+      }
+      .row input {
+        width: 5.5rem !important;
+        text-align: right;
+        min-height: 1.9rem !important;
+        padding: 0.2rem 0.4rem !important;
+      }
+      .hint {
+        font-size: 0.75rem;
+        color: var(--lm-muted);
+        line-height: 1.4;
+      }
+      textarea {
+        min-height: 5rem;
+      }
+      .stop {
+        min-height: 3.5rem;
+        font-family: var(--lm-mono);
+        font-size: 0.82rem;
+      }
+      .head {
+        display: flex;
+        align-items: center;
+        justify-content: space-between;
+      }
+    `,
+  ];
+
+  private change(patch: Partial<ChatSettings>) {
+    this.dispatchEvent(
+      new CustomEvent('settings-change', {
+        detail: { settings: { ...this.settings, ...patch } },
+        bubbles: true,
+        composed: true,
+      }),
+    );
+  }
+
+  private numberField(field: NumberField) {
+    const value = this.settings[field.key];
+    const id = `field-${field.key}`;
+    const commit = (event: Event) => {
+      const input = event.target as HTMLInputElement;
+      const parsed = input.valueAsNumber;
+      if (Number.isFinite(parsed)) {
+        const clamped = Math.min(field.limit ?? Infinity, Math.max(field.min, parsed));
+        this.change({ [field.key]: field.integer ? Math.round(clamped) : clamped });
+      } else input.value = String(value);
+    };
+    return html`<div class="field">
+      <div class="row">
+        <label for=${id}>${field.label}</label>
+        <input
+          id=${id}
+          type="number"
+          inputmode="decimal"
+          min=${field.min}
+          step=${field.step}
+          .value=${live(String(value))}
+          aria-describedby="${id}-hint"
+          @change=${commit}
+        />
+      </div>
+      ${
+        field.slider
+          ? html`<input
+              type="range"
+              aria-label="${field.label} slider"
+              min=${field.min}
+              max=${field.max}
+              step=${field.step}
+              .value=${live(String(value))}
+              @change=${commit}
+            />`
+          : null
+      }
+      <span class="hint" id="${id}-hint">${field.hint}</span>
+    </div>`;
+  }
+
+  override render() {
+    const s = this.settings;
+    return html`
+      <section class="section">
+        <h2 id="prompt-heading">System prompt</h2>
+        <textarea
+          aria-label="System prompt"
+          placeholder="You are a helpful assistant."
+          .value=${live(s.systemPrompt)}
+          @change=${(e: Event) =>
+            this.change({ systemPrompt: (e.target as HTMLTextAreaElement).value })}
+        ></textarea>
+      </section>
+      <section class="section">
+        <div class="head">
+          <h2 id="sampling-heading">Sampling</h2>
+          <button
+            class="ghost small"
+            type="button"
+            @click=${() => this.change({ ...defaultChatSettings, systemPrompt: s.systemPrompt })}
+          >
+            ${icons.refresh} Reset to defaults
+          </button>
+        </div>
+        ${fields.map((field) => this.numberField(field))}
+        <div class="field">
+          <div class="row">
+            <label for="field-max-tokens">Max tokens</label>
+            <input
+              id="field-max-tokens"
+              type="number"
+              inputmode="numeric"
+              min="1"
+              step="1"
+              placeholder="No limit"
+              aria-describedby="max-tokens-hint"
+              .value=${live(s.maxTokens === null ? '' : String(s.maxTokens))}
+              @change=${(e: Event) => {
+                const input = e.target as HTMLInputElement;
+                const parsed = input.valueAsNumber;
+                this.change({
+                  maxTokens: Number.isFinite(parsed) ? Math.max(1, Math.round(parsed)) : null,
+                });
+              }}
+            />
+          </div>
+          <span class="hint" id="max-tokens-hint">
+            Longest answer in tokens; empty leaves it to the context length.
+          </span>
+        </div>
+        <div class="field">
+          <label for="field-stop">Stop strings</label>
+          <textarea
+            id="field-stop"
+            class="stop"
+            spellcheck="false"
+            aria-describedby="stop-hint"
+            .value=${live(formatStop(s.stop))}
+            @change=${(e: Event) =>
+              this.change({ stop: parseStop((e.target as HTMLTextAreaElement).value) })}
+          ></textarea>
+          <span class="hint" id="stop-hint">
+            One per line; the answer ends before the first one. Write \\n for a newline.
+          </span>
+        </div>
+      </section>
+    `;
+  }
+}
+
+customElements.define('lmtab-chat-settings', LmtabChatSettings);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lmtab-chat-settings': LmtabChatSettings;
+  }
+}

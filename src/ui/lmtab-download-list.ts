@@ -1,0 +1,155 @@
+import { LitElement, css, html } from 'lit';
+import type { DownloadState } from '../store/index.js';
+import { formatBytes } from '../store/index.js';
+import { formatDuration } from './format-duration.js';
+
+/** What a button of the list asks for. */
+export type DownloadAction = 'pause' | 'resume' | 'cancel' | 'dismiss';
+
+const statusText: Record<DownloadState['status'], string> = {
+  downloading: 'Downloading',
+  retrying: 'Reconnecting',
+  paused: 'Paused',
+  failed: 'Failed',
+  done: 'Downloaded',
+};
+
+/**
+ * The downloads panel: each download with a progress bar, bytes, rate and time left, and Pause,
+ * Resume, Cancel buttons; errors inline. Buttons fire `download-action` (detail: `{id, action}`).
+ */
+export class LmtabDownloadList extends LitElement {
+  static override properties = {
+    downloads: { attribute: false },
+  };
+
+  declare downloads: DownloadState[];
+
+  constructor() {
+    super();
+    this.downloads = [];
+  }
+
+  static override styles = css`
+    ul {
+      list-style: none;
+      margin: 0;
+      padding: 0;
+      display: flex;
+      flex-direction: column;
+      gap: 0.75rem;
+    }
+    li {
+      display: flex;
+      flex-direction: column;
+      gap: 0.25rem;
+    }
+    .head {
+      display: flex;
+      gap: 0.75rem;
+      align-items: baseline;
+      flex-wrap: wrap;
+    }
+    .id {
+      font-weight: 600;
+    }
+    progress {
+      width: 100%;
+    }
+    .numbers,
+    .note {
+      font-size: 0.85rem;
+      opacity: 0.8;
+    }
+    .error {
+      color: #c92a2a;
+      margin: 0;
+    }
+  `;
+
+  private act(id: string, action: DownloadAction) {
+    this.dispatchEvent(
+      new CustomEvent('download-action', { detail: { id, action }, bubbles: true, composed: true }),
+    );
+  }
+
+  private numbers(d: DownloadState): string {
+    const parts = [`${formatBytes(d.bytes)} of ${formatBytes(d.total)}`];
+    if (d.status === 'downloading' && d.rate !== undefined) {
+      parts.push(`${formatBytes(d.rate)}/s`);
+      if (d.secondsLeft !== undefined) parts.push(`${formatDuration(d.secondsLeft)} left`);
+    }
+    return parts.join(' · ');
+  }
+
+  private item(d: DownloadState) {
+    const active = d.status === 'downloading' || d.status === 'retrying';
+    const percent = d.total > 0 ? Math.floor((d.bytes / d.total) * 100) : 0;
+    return html`
+      <li data-id=${d.id} data-status=${d.status}>
+        <div class="head">
+          <span class="id">${d.id}</span>
+          <span class="status">${statusText[d.status]}</span>
+        </div>
+        <progress
+          aria-label=${`Download of ${d.id}`}
+          max=${d.total}
+          .value=${d.bytes}
+          aria-valuetext=${`${percent}%`}
+        ></progress>
+        <span class="numbers" data-testid="download-numbers">${this.numbers(d)}</span>
+        ${d.note ? html`<span class="note">${d.note}</span>` : null}
+        ${d.error ? html`<p class="error" role="alert">${d.error.message}</p>` : null}
+        <div class="buttons">
+          ${
+            active
+              ? html`<button aria-label=${`Pause ${d.id}`} @click=${() => this.act(d.id, 'pause')}>
+                  Pause
+                </button>`
+              : null
+          }
+          ${
+            d.status === 'paused' || d.status === 'failed'
+              ? html`<button
+                  aria-label=${`Resume ${d.id}`}
+                  @click=${() => this.act(d.id, 'resume')}
+                >
+                  Resume
+                </button>`
+              : null
+          }
+          ${
+            d.status !== 'done'
+              ? html`<button
+                  aria-label=${`Cancel ${d.id}`}
+                  @click=${() => this.act(d.id, 'cancel')}
+                >
+                  Cancel
+                </button>`
+              : html`<button
+                  aria-label=${`Dismiss ${d.id}`}
+                  @click=${() => this.act(d.id, 'dismiss')}
+                >
+                  Dismiss
+                </button>`
+          }
+        </div>
+      </li>
+    `;
+  }
+
+  override render() {
+    if (this.downloads.length === 0) return html`<p class="note">No downloads.</p>`;
+    return html`<ul aria-label="Downloads">
+      ${this.downloads.map((d) => this.item(d))}
+    </ul>`;
+  }
+}
+
+customElements.define('lmtab-download-list', LmtabDownloadList);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lmtab-download-list': LmtabDownloadList;
+  }
+}

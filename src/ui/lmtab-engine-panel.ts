@@ -1,0 +1,190 @@
+import { LitElement, css, html, nothing } from 'lit';
+import { formatBytes } from '../store/index.js';
+import { controlStyles } from './control-styles.js';
+import type { EngineStatus } from './fetch-engine-status.js';
+import { icons } from './icons.js';
+
+/**
+ * The Developer tab's engine information: the compute path (WebGPU adapter and GPU layers, or
+ * WebAssembly threads, with the reason WebGPU is not used) and the loaded models with their busy
+ * slots. Fires `engine-refresh` from its Refresh button.
+ */
+export class LmtabEnginePanel extends LitElement {
+  static override properties = {
+    status: { attribute: false },
+    error: { type: String },
+  };
+
+  /** What `GET /api/lmtab/engine` answered. */
+  declare status: EngineStatus | undefined;
+  /** Why the engine could not be asked. */
+  declare error: string;
+
+  constructor() {
+    super();
+    this.error = '';
+  }
+
+  static override styles = [
+    controlStyles,
+    css`
+      :host {
+        display: flex;
+        flex-direction: column;
+        gap: 1rem;
+      }
+      dl {
+        display: grid;
+        grid-template-columns: max-content 1fr;
+        gap: 0.55rem 1.25rem;
+        margin: 0;
+        font-size: 0.875rem;
+      }
+      dt {
+        color: var(--lm-muted);
+      }
+      dd {
+        margin: 0;
+        font-weight: 500;
+        overflow-wrap: anywhere;
+      }
+      h3 {
+        font-size: 0.8rem;
+        text-transform: uppercase;
+        letter-spacing: 0.06em;
+        color: var(--lm-muted);
+      }
+      .table {
+        overflow-x: auto;
+      }
+      table {
+        width: 100%;
+        border-collapse: collapse;
+        font-size: 0.85rem;
+      }
+      th,
+      td {
+        text-align: left;
+        padding: 0.45rem 0.6rem;
+        border-bottom: 1px solid var(--lm-border);
+        white-space: nowrap;
+      }
+      th {
+        color: var(--lm-muted);
+        font-weight: 600;
+        font-size: 0.75rem;
+      }
+      td.num {
+        font-variant-numeric: tabular-nums;
+      }
+      .none {
+        margin: 0;
+        font-size: 0.85rem;
+      }
+      .row {
+        display: flex;
+        justify-content: space-between;
+        align-items: center;
+      }
+    `,
+  ];
+
+  private renderLoaded(status: EngineStatus) {
+    if (status.loaded.length === 0) {
+      return html`<p class="none muted">No model is loaded; the first request loads one.</p>`;
+    }
+    const now = Date.now();
+    return html`<div class="table">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Loaded model</th>
+            <th scope="col">Context</th>
+            <th scope="col">Busy slots</th>
+            <th scope="col">Size</th>
+            <th scope="col">Unloads in</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${status.loaded.map(
+            (m) =>
+              html`<tr>
+                <td>${m.model}</td>
+                <td class="num">${m.contextLength.toLocaleString('en')} tokens</td>
+                <td class="num">${m.active} of ${m.parallel}</td>
+                <td class="num">${formatBytes(m.sizeBytes)}</td>
+                <td class="num">
+                  ${
+                    m.active > 0
+                      ? 'busy'
+                      : `${Math.max(0, Math.round((m.expiresAt - now) / 60_000))} min idle`
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
+  }
+
+  override render() {
+    const s = this.status;
+    return html`
+      ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
+      ${
+        s
+          ? html`<dl>
+              <dt>Engine</dt>
+              <dd>${s.engine}</dd>
+              <dt>Compute</dt>
+              <dd>
+                ${
+                  s.backend === 'webgpu'
+                    ? `WebGPU on ${s.adapter ?? 'a GPU adapter'}`
+                    : 'WebAssembly on the CPU'
+                }
+              </dd>
+              <dt>GPU layers</dt>
+              <dd>
+                ${s.gpuLayers === 0 ? '0 (CPU only)' : s.gpuLayers >= 999 ? 'all' : s.gpuLayers}
+              </dd>
+              <dt>CPU threads</dt>
+              <dd>${s.threads}</dd>
+              <dt>Cross-origin isolated</dt>
+              <dd>${s.crossOriginIsolated ? 'yes' : 'no (one thread only)'}</dd>
+              ${
+                s.fallbackReason
+                  ? html`<dt>Why not WebGPU</dt>
+                      <dd>${s.fallbackReason}</dd>`
+                  : nothing
+              }
+            </dl>`
+          : this.error
+            ? nothing
+            : html`<p class="none muted">Asking the engine…</p>`
+      }
+      <div class="row">
+        <h3>Memory</h3>
+        <button
+          class="ghost small"
+          type="button"
+          @click=${() =>
+            this.dispatchEvent(
+              new CustomEvent('engine-refresh', { bubbles: true, composed: true }),
+            )}
+        >
+          ${icons.refresh} Refresh
+        </button>
+      </div>
+      ${s ? this.renderLoaded(s) : nothing}
+    `;
+  }
+}
+
+customElements.define('lmtab-engine-panel', LmtabEnginePanel);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lmtab-engine-panel': LmtabEnginePanel;
+  }
+}

@@ -1,0 +1,224 @@
+import { LitElement, css, html, nothing } from 'lit';
+import type { EngineSettings } from '../engine/index.js';
+import { controlStyles } from './control-styles.js';
+import { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
+import { icons } from './icons.js';
+
+type Field = keyof EngineSettings;
+
+interface FieldSpec {
+  key: Field;
+  label: string;
+  min: number;
+  max?: number;
+  step: number;
+  placeholder: string;
+  hint: string;
+}
+
+/**
+ * The Developer tab's load settings: GPU layers (0 = CPU only), context length and CPU threads,
+ * saved with {@link saveEngineSettings}. They apply when the engine next starts, so after saving it
+ * offers "Restart engine" (a reload) in the tab that runs the engine.
+ */
+export class LmtabLoadSettings extends LitElement {
+  static override properties = {
+    isHost: { type: Boolean, attribute: 'is-host' },
+    cores: { type: Number },
+    values: { state: true },
+    saved: { state: true },
+    error: { state: true },
+  };
+
+  /** Whether this tab runs the engine (a reload restarts it). */
+  declare isHost: boolean;
+  /** Logical CPU cores of this device; default `navigator.hardwareConcurrency`. */
+  declare cores: number;
+  declare values: Record<Field, string>;
+  declare saved: boolean;
+  declare error: string;
+
+  constructor() {
+    super();
+    this.isHost = false;
+    this.cores = globalThis.navigator?.hardwareConcurrency ?? 1;
+    const stored = loadEngineSettings();
+    this.values = {
+      gpuLayers: stored.gpuLayers?.toString() ?? '',
+      contextLength: stored.contextLength?.toString() ?? '',
+      threads: stored.threads?.toString() ?? '',
+    };
+    this.saved = false;
+    this.error = '';
+  }
+
+  static override styles = [
+    controlStyles,
+    css`
+      :host {
+        display: block;
+      }
+      form {
+        display: flex;
+        flex-direction: column;
+        gap: 1rem;
+      }
+      .field {
+        display: grid;
+        grid-template-columns: 1fr 8rem;
+        gap: 0.25rem 1rem;
+        align-items: center;
+      }
+      label {
+        font-weight: 600;
+        font-size: 0.9rem;
+      }
+      .hint {
+        grid-column: 1 / -1;
+        font-size: 0.78rem;
+        color: var(--lm-muted);
+        line-height: 1.45;
+      }
+      input {
+        text-align: right;
+      }
+      .actions {
+        display: flex;
+        gap: 0.5rem;
+        flex-wrap: wrap;
+        align-items: center;
+      }
+      .note {
+        margin: 0;
+        padding: 0.65rem 0.8rem;
+        border-radius: var(--lm-radius-sm);
+        background: var(--lm-accent-soft);
+        font-size: 0.85rem;
+        line-height: 1.45;
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.5rem 0.75rem;
+        align-items: center;
+      }
+      .note.error {
+        background: var(--lm-danger-soft);
+      }
+    `,
+  ];
+
+  private get fields(): FieldSpec[] {
+    return [
+      {
+        key: 'gpuLayers',
+        label: 'GPU layers',
+        min: 0,
+        step: 1,
+        placeholder: 'All',
+        hint: 'Layers offloaded to WebGPU. 0 runs on the CPU only; empty offloads every layer when a usable adapter exists.',
+      },
+      {
+        key: 'contextLength',
+        label: 'Context length',
+        min: 256,
+        max: 1_048_576,
+        step: 256,
+        placeholder: '4096',
+        hint: 'Tokens of context shared by the parallel slots; more holds longer chats and uses more memory.',
+      },
+      {
+        key: 'threads',
+        label: 'CPU threads',
+        min: 1,
+        max: this.cores,
+        step: 1,
+        placeholder: `${this.cores} (all)`,
+        hint: `WebAssembly threads on this ${this.cores}-core device. More than one needs a cross-origin isolated page.`,
+      },
+    ];
+  }
+
+  private save(event: Event) {
+    event.preventDefault();
+    const settings: EngineSettings = {};
+    for (const field of this.fields) {
+      const text = this.values[field.key].trim();
+      if (text === '') continue;
+      const value = Number(text);
+      const max = field.max ?? Infinity;
+      if (!Number.isInteger(value) || value < field.min || value > max) {
+        const range = Number.isFinite(max) ? `${field.min} to ${max}` : `${field.min} or more`;
+        this.error = `${field.label} must be a whole number from ${range}, or empty for the default; it is “${text}”.`;
+        this.saved = false;
+        return;
+      }
+      settings[field.key] = value;
+    }
+    saveEngineSettings(settings);
+    this.error = '';
+    this.saved = true;
+  }
+
+  override render() {
+    return html`<form novalidate @submit=${this.save}>
+      ${this.fields.map(
+        (field) =>
+          html`<div class="field">
+            <label for=${field.key}>${field.label}</label>
+            <input
+              id=${field.key}
+              type="number"
+              inputmode="numeric"
+              min=${field.min}
+              max=${field.max ?? nothing}
+              step=${field.step}
+              placeholder=${field.placeholder}
+              aria-describedby="${field.key}-hint"
+              .value=${this.values[field.key]}
+              @input=${(e: Event) => {
+                this.values = { ...this.values, [field.key]: (e.target as HTMLInputElement).value };
+                this.saved = false;
+              }}
+            />
+            <span class="hint" id="${field.key}-hint">${field.hint}</span>
+          </div>`,
+      )}
+      <div class="actions">
+        <button class="primary" type="submit">Save settings</button>
+        <button
+          type="button"
+          @click=${() => {
+            this.values = { gpuLayers: '', contextLength: '', threads: '' };
+            this.saved = false;
+          }}
+        >
+          Clear
+        </button>
+      </div>
+      ${this.error ? html`<p class="note error" role="alert">${this.error}</p>` : nothing}
+      ${
+        this.saved
+          ? html`<p class="note" role="status">
+              <span>Saved. Load settings apply the next time the engine starts.</span>
+              ${
+                this.isHost
+                  ? html`<button class="small" type="button" @click=${() => location.reload()}>
+                      ${icons.refresh} Restart engine
+                    </button>`
+                  : html`<span
+                      >The engine runs in another lmtab tab: reload that tab to restart it.</span
+                    >`
+              }
+            </p>`
+          : nothing
+      }
+    </form>`;
+  }
+}
+
+customElements.define('lmtab-load-settings', LmtabLoadSettings);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lmtab-load-settings': LmtabLoadSettings;
+  }
+}

@@ -1,0 +1,159 @@
+import { LitElement, css, html } from 'lit';
+import type { GgufChoice } from '../hub/index.js';
+import { formatBytes } from '../store/index.js';
+
+/**
+ * A repository's quantization levels with sizes and notes, Q4_K_M (or the nearest) preselected
+ * as recommended, whether the pick fits the browser's free storage, and a Download button that
+ * fires `download-choice` (detail: the {@link GgufChoice}).
+ */
+export class LmtabQuantizationPicker extends LitElement {
+  static override properties = {
+    repo: { type: String },
+    choices: { attribute: false },
+    stored: { attribute: false },
+    free: { attribute: false },
+    picked: { state: true },
+  };
+
+  declare repo: string;
+  declare choices: GgufChoice[];
+  /** Levels of this repository already stored. */
+  declare stored: string[];
+  /** Bytes free in the origin's quota, when the browser says. */
+  declare free: number | undefined;
+  declare picked: string;
+
+  constructor() {
+    super();
+    this.repo = '';
+    this.choices = [];
+    this.stored = [];
+    this.picked = '';
+  }
+
+  static override styles = css`
+    fieldset {
+      border: 1px solid color-mix(in srgb, currentColor 20%, transparent);
+      border-radius: 6px;
+      display: flex;
+      flex-direction: column;
+      gap: 0.35rem;
+    }
+    label {
+      display: grid;
+      grid-template-columns: auto 1fr;
+      column-gap: 0.5rem;
+      align-items: baseline;
+    }
+    .note,
+    .hint {
+      grid-column: 2;
+      font-size: 0.8rem;
+      opacity: 0.75;
+    }
+    .badge {
+      font-size: 0.75rem;
+      padding: 0 0.35rem;
+      border-radius: 4px;
+      background: color-mix(in srgb, #2f9e44 25%, transparent);
+    }
+    .misfit {
+      color: #c92a2a;
+    }
+    .actions {
+      display: flex;
+      gap: 0.75rem;
+      align-items: center;
+      margin-top: 0.5rem;
+    }
+  `;
+
+  override willUpdate(changed: Map<string, unknown>) {
+    if (changed.has('choices') && !this.choices.some((c) => c.quantization === this.picked)) {
+      this.picked =
+        (this.choices.find((c) => c.recommended) ?? this.choices[0])?.quantization ?? '';
+    }
+  }
+
+  private choice(): GgufChoice | undefined {
+    return this.choices.find((c) => c.quantization === this.picked);
+  }
+
+  private download() {
+    const choice = this.choice();
+    if (choice === undefined) return;
+    this.dispatchEvent(
+      new CustomEvent<GgufChoice>('download-choice', {
+        detail: choice,
+        bubbles: true,
+        composed: true,
+      }),
+    );
+  }
+
+  private fit(choice: GgufChoice) {
+    if (this.free === undefined) return null;
+    const fits = choice.downloadSize <= this.free;
+    const text = fits
+      ? `Fits in this browser's storage: needs ${formatBytes(choice.downloadSize)} of ${formatBytes(this.free)} free.`
+      : `Does not fit: needs ${formatBytes(choice.downloadSize)}, but only ${formatBytes(this.free)} of this browser's storage is free.`;
+    return html`<p class=${fits ? 'fit' : 'fit misfit'} data-testid="fit">${text}</p>`;
+  }
+
+  override render() {
+    if (this.choices.length === 0) {
+      return html`<p>${this.repo} has no GGUF model files.</p>`;
+    }
+    const choice = this.choice();
+    return html`
+      <fieldset>
+        <legend>Quantization of ${this.repo}</legend>
+        ${this.choices.map(
+          (c) => html`
+            <label>
+              <input
+                type="radio"
+                name="quantization"
+                .value=${c.quantization}
+                .checked=${c.quantization === this.picked}
+                @change=${() => (this.picked = c.quantization)}
+              />
+              <span>
+                ${c.quantization} · ${formatBytes(c.downloadSize)}
+                ${c.recommended ? html`<span class="badge">Recommended</span>` : null}
+                ${
+                  this.stored.includes(c.quantization)
+                    ? html`<span class="badge">Downloaded</span>`
+                    : null
+                }
+              </span>
+              <span class="note">${c.note}</span>
+              ${
+                c.projector
+                  ? html`<span class="hint"
+                      >With the vision projector ${c.projector.path}
+                      (${formatBytes(c.projector.size)}).</span
+                    >`
+                  : null
+              }
+            </label>
+          `,
+        )}
+        <p class="hint">Q4 levels are faster and smaller; Q6 and Q8 give better quality.</p>
+      </fieldset>
+      <div class="actions">
+        <button @click=${this.download} ?disabled=${choice === undefined}>Download</button>
+        ${choice ? this.fit(choice) : null}
+      </div>
+    `;
+  }
+}
+
+customElements.define('lmtab-quantization-picker', LmtabQuantizationPicker);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lmtab-quantization-picker': LmtabQuantizationPicker;
+  }
+}

@@ -1,0 +1,83 @@
+import {
+  connectRelay,
+  engineSocketPath,
+  type RelayConnection,
+  type RelayHealth,
+  type RelayRequestLog,
+  type RelayState,
+} from '../bridge/index.js';
+
+/** Options of {@link RelayServer}. */
+export interface RelayServerOptions {
+  /** A port to the engine worker when this tab holds the engine (the engine host's `connect`). */
+  connect: () => MessagePort | undefined;
+  /** lmtab's version, reported to the relay. */
+  version?: string;
+  /** Log entries kept, newest first; default 200. */
+  logLimit?: number;
+}
+
+/**
+ * This tab's "server": its link to the relay that served the page, with the request log. Created
+ * once by the page's main and handed to `<lmtab-server-panel>`; it fires `change` on every update.
+ */
+export class RelayServer extends EventTarget {
+  /** `stopped` until started, then the connection's state. */
+  state: RelayState | 'stopped' = 'stopped';
+  /** Why the connection is down, when it is. */
+  detail = '';
+  /** Requests served, newest first. */
+  log: RelayRequestLog[] = [];
+  private connection: RelayConnection | undefined;
+  private readonly options: RelayServerOptions;
+
+  constructor(options: RelayServerOptions) {
+    super();
+    this.options = options;
+  }
+
+  /** What the relay that served this page says of itself; undefined when no relay served it. */
+  async health(): Promise<RelayHealth | undefined> {
+    try {
+      const response = await fetch('/health', { cache: 'no-store' });
+      const type = response.headers.get('content-type') ?? '';
+      if (!response.ok || !type.startsWith('application/json')) return undefined;
+      const body = (await response.json()) as Partial<RelayHealth>;
+      return body.status === 'ok' && typeof body.port === 'number'
+        ? (body as RelayHealth)
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Connects this tab to the relay as an engine (Start Server). */
+  start(): void {
+    if (this.connection) return;
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const limit = this.options.logLimit ?? 200;
+    this.connection = connectRelay({
+      url: `${scheme}//${location.host}${engineSocketPath}`,
+      connect: this.options.connect,
+      version: this.options.version,
+      onEvent: (event) => {
+        if (event.type === 'state') {
+          this.state = event.state;
+          this.detail = event.detail ?? '';
+        } else {
+          this.log = [event.entry, ...this.log].slice(0, limit);
+        }
+        this.dispatchEvent(new Event('change'));
+      },
+    });
+  }
+
+  /** Disconnects this tab from the relay (Stop Server). */
+  stop(): void {
+    this.connection?.close();
+    this.connection = undefined;
+    this.state = 'stopped';
+    this.detail = '';
+    this.dispatchEvent(new Event('change'));
+  }
+}

@@ -1,0 +1,296 @@
+import { expect, test, type Page } from '@playwright/test';
+import { importModel, openApp, openTab, pngDataUri } from './support/app.js';
+import { watchConsole } from './support/console.js';
+
+/** Generation on two shared cores can be slow: waits for answers allow for it. */
+const slow = { timeout: 150_000 };
+
+/** Sets a numeric chat setting the way a person does: type, then leave the field. */
+async function setNumber(page: Page, label: string, value: string) {
+  const field = page.getByRole('spinbutton', { name: label, exact: true });
+  await field.fill(value);
+  await field.press('Tab');
+}
+
+test.describe('Chat tab', () => {
+  test.setTimeout(400_000);
+
+  test('choosing a model loads it; answers stream with stats, stop and regenerate', async ({
+    page,
+  }, testInfo) => {
+    const problems = watchConsole(page);
+    await openApp(page);
+    const other = await importModel(page, 'tiny-lfm2moe.gguf');
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    await openTab(page, 'Chat');
+    const select = page.getByLabel('Model', { exact: true });
+    await expect(select).toHaveValue(other);
+    await select.selectOption(model);
+    await expect(page.getByText(`Loading ${model}…`)).toBeVisible();
+    await expect(page.getByText(/^Loaded in \d+\.\d s$/)).toBeVisible(slow);
+
+    await setNumber(page, 'Temperature', '0');
+    await setNumber(page, 'Max tokens', '24');
+    await page.getByLabel('Message').fill('Count with me');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answers = page.locator('lmtab-chat-message[data-role="assistant"]');
+    const stats = answers.last().getByTestId('stats');
+    await expect(stats).toContainText('finish: length (max tokens)', slow);
+    await expect(stats).toContainText('24 tokens');
+    await expect(stats).toContainText(/\d+\.\d tok\/s/);
+    await expect(stats).toContainText(/\d+\.\d+ s to first token/);
+    await page.screenshot({ path: testInfo.outputPath('chat.png') });
+    await testInfo.attach('chat tab', { path: testInfo.outputPath('chat.png') });
+
+    // No limit and some randomness: a long answer to stop, then to regenerate shorter.
+    await page.getByRole('spinbutton', { name: 'Max tokens', exact: true }).fill('');
+    await page.getByRole('spinbutton', { name: 'Max tokens', exact: true }).press('Tab');
+    await setNumber(page, 'Temperature', '1');
+    await page.getByLabel('Message').fill('Tell me a long story');
+    await page.getByLabel('Message').press('Enter');
+    await expect(answers).toHaveCount(2);
+    await expect(answers.last().locator('lmtab-markdown')).toContainText(/\S{3}/, slow);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect(answers.last().getByTestId('stats')).toContainText('stopped by you', slow);
+
+    await setNumber(page, 'Max tokens', '6');
+    await page.getByRole('button', { name: 'Regenerate' }).click();
+    await expect(answers.last().getByTestId('stats')).toContainText(/finish: (stop|length)/, slow);
+    await expect(answers).toHaveCount(2);
+    await expect(page.locator('lmtab-chat-message[data-role="user"]')).toHaveCount(2);
+    expect(problems).toEqual([]);
+  });
+
+  test('answers render as sanitized markdown with copyable code', async ({
+    page,
+    context,
+  }, testInfo) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const problems = watchConsole(page);
+    await openApp(page);
+    await expect(page.getByRole('button', { name: 'New chat', exact: true })).toBeVisible();
+    const markdown = [
+      '## Steps',
+      '',
+      '1. Install **lmtab** and *read* ~~nothing~~',
+      '2. Run `npm start`',
+      '   - then open the page',
+      '',
+      '```ts',
+      'const answer = 42;',
+      '```',
+      '',
+      'A [safe link](https://example.com/docs) and an [unsafe one](javascript:window.pwned=1).',
+      '',
+      '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>',
+    ].join('\n');
+    await page.evaluate(async (content) => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open('lmtab-chats');
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      const now = Date.now() + 1000;
+      const conversation = {
+        id: 'seeded',
+        title: 'Markdown sample',
+        renamed: true,
+        createdAt: now,
+        updatedAt: now,
+        settings: {
+          systemPrompt: '',
+          temperature: 1,
+          maxTokens: null,
+          topP: 1,
+          topK: 40,
+          repeatPenalty: 1,
+          stop: [],
+        },
+        turns: [
+          { id: 'u', role: 'user', content: 'Show me some markdown' },
+          {
+            id: 'a',
+            role: 'assistant',
+            content,
+            model: 'tiny-lfm2',
+            stats: {
+              tokens: 57,
+              tokensPerSecond: 21.4,
+              timeToFirstTokenMs: 420,
+              totalMs: 3100,
+              finishReason: 'stop',
+            },
+          },
+        ],
+      };
+      await new Promise((resolve, reject) => {
+        const tx = db.transaction('conversations', 'readwrite');
+        tx.objectStore('conversations').put(conversation, conversation.id);
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+      });
+    }, markdown);
+    await page.reload();
+
+    const answer = page.locator('lmtab-chat-message[data-role="assistant"] lmtab-markdown');
+    await expect(answer.locator('h4')).toHaveText('Steps');
+    await expect(answer.locator('ol > li')).toHaveCount(2);
+    await expect(answer.locator('ol > li').first().locator('strong')).toHaveText('lmtab');
+    await expect(answer.locator('ol > li').first().locator('em')).toHaveText('read');
+    await expect(answer.locator('ol li ul > li')).toHaveText('then open the page');
+    await expect(answer.locator('li code')).toHaveText('npm start');
+    await expect(answer.locator('pre code')).toHaveText('const answer = 42;');
+    const link = answer.getByRole('link', { name: 'safe link' });
+    await expect(link).toHaveAttribute('href', 'https://example.com/docs');
+    await expect(link).toHaveAttribute('target', '_blank');
+    await expect(link).toHaveAttribute('rel', 'noopener noreferrer');
+    await expect(answer.getByRole('link', { name: 'unsafe one' })).toHaveCount(0);
+    await expect(answer).toContainText('<img src=x onerror="window.pwned=1"><script>');
+    await expect(answer.locator('img, script')).toHaveCount(0);
+    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+
+    await answer.getByRole('button', { name: 'Copy code' }).click();
+    await expect(answer.getByRole('button', { name: 'Copied' })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer = 42;');
+    await page.screenshot({ path: testInfo.outputPath('chat-markdown.png') });
+    await testInfo.attach('markdown answer', { path: testInfo.outputPath('chat-markdown.png') });
+    expect(problems).toEqual([]);
+  });
+
+  test('conversations are saved: new, rename and delete survive a reload', async ({ page }) => {
+    const problems = watchConsole(page);
+    await openApp(page);
+    await importModel(page, 'tiny-lfm2.gguf');
+    await openTab(page, 'Chat');
+    await page.getByRole('textbox', { name: 'System prompt' }).fill('Answer briefly.');
+    await page.getByRole('textbox', { name: 'System prompt' }).press('Tab');
+    await setNumber(page, 'Max tokens', '6');
+    const answers = page.locator('lmtab-chat-message[data-role="assistant"]');
+    const ask = async (text: string) => {
+      await page.getByLabel('Message').fill(text);
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect(answers.last().getByTestId('stats')).toContainText('finish:', slow);
+    };
+    await ask('First question');
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await expect(answers).toHaveCount(0);
+    await ask('Second question');
+
+    const chats = page.getByRole('list', { name: 'Chats' });
+    await chats.getByRole('button', { name: 'Rename Second question' }).click();
+    await page.getByLabel('Conversation name').fill('Renamed chat');
+    await page.getByLabel('Conversation name').press('Enter');
+    await expect(chats.getByRole('button', { name: /^Renamed chat/ })).toBeVisible();
+
+    await chats.getByRole('button', { name: 'Delete First question' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete “First question”?' });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(chats.getByRole('button', { name: /^First question/ })).toBeVisible();
+    await chats.getByRole('button', { name: 'Delete First question' }).click();
+    await dialog.getByRole('button', { name: 'Delete chat' }).click();
+    await expect(chats.getByRole('button', { name: /^First question/ })).toHaveCount(0);
+
+    await page.reload();
+    await expect(chats.getByRole('listitem')).toHaveCount(1);
+    await chats.getByRole('button', { name: /^Renamed chat/ }).click();
+    await expect(page.locator('lmtab-chat-message[data-role="user"]')).toHaveText(
+      'Second question',
+    );
+    await expect(answers.getByTestId('stats')).toContainText(/finish: (stop|length)/);
+    await expect(page.getByRole('textbox', { name: 'System prompt' })).toHaveValue(
+      'Answer briefly.',
+    );
+    await expect(page.getByRole('spinbutton', { name: 'Max tokens', exact: true })).toHaveValue(
+      '6',
+    );
+    expect(problems).toEqual([]);
+  });
+
+  test('images attach by upload, URL and drop, and show as thumbnails', async ({
+    page,
+  }, testInfo) => {
+    const problems = watchConsole(page);
+    await openApp(page);
+    const model = await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
+    await openTab(page, 'Chat');
+    await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
+    const image = await pngDataUri(page);
+
+    await page.getByLabel('Attach images').setInputFiles({
+      name: 'square.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(image.split(',')[1]!, 'base64'),
+    });
+    await page.getByRole('button', { name: 'Image from URL' }).click();
+    await page.getByLabel('Image URL').fill(await pngDataUri(page, 32, 32));
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const dataTransfer = await page.evaluateHandle(
+      async (uri) => {
+        const blob = await (await fetch(uri)).blob();
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
+        return transfer;
+      },
+      await pngDataUri(page, 40, 40),
+    );
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    await conversation.dispatchEvent('dragover', { dataTransfer });
+    await expect(page.getByText('Drop images to attach')).toBeVisible();
+    await conversation.dispatchEvent('drop', { dataTransfer });
+    await expect(page.getByText('Drop images to attach')).toBeHidden();
+    await expect(page.getByRole('img', { name: /^Image \d to send$/ })).toHaveCount(3);
+
+    await setNumber(page, 'Max tokens', '8');
+    await page.getByLabel('Message').fill('What is in these pictures?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const sent = page.locator('lmtab-chat-message[data-role="user"]');
+    await expect(sent.getByRole('img')).toHaveCount(3);
+    await expect(sent.getByRole('img').first()).toHaveAccessibleName('Attached image 1 of 3');
+    const stats = page.locator('lmtab-chat-message[data-role="assistant"]').getByTestId('stats');
+    // Three images through the projector on two shared cores take a while.
+    await expect(stats).toContainText('finish:', { timeout: 300_000 });
+    // Each image became projector tokens in the prompt (a text-only prompt is about 15).
+    const promptTokens = Number(
+      await stats.locator('[data-prompt-tokens]').getAttribute('data-prompt-tokens'),
+    );
+    expect(promptTokens).toBeGreaterThan(90);
+    await page.screenshot({ path: testInfo.outputPath('chat-images.png') });
+    await testInfo.attach('images in a message', { path: testInfo.outputPath('chat-images.png') });
+    expect(problems).toEqual([]);
+  });
+
+  test('problems show inline: images for a text model, and a failed request', async ({ page }) => {
+    await openApp(page);
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    await openTab(page, 'Chat');
+    await page.getByLabel('Attach images').setInputFiles({
+      name: 'square.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from((await pngDataUri(page)).split(',')[1]!, 'base64'),
+    });
+    await expect(page.getByRole('alert')).toHaveText(
+      `${model} has no vision projector, so it cannot read images. Choose a vision model, or remove the images.`,
+    );
+    await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+    await page.getByRole('button', { name: 'Remove image 1' }).click();
+    await expect(page.getByRole('alert')).toHaveCount(0);
+
+    // The model disappears behind the page's back (another tab deleted it).
+    await page.evaluate(
+      (model) =>
+        fetch('/api/delete', {
+          method: 'DELETE',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ model }),
+        }),
+      model,
+    );
+    await page.getByLabel('Message').fill('Hello?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const alert = page.locator('lmtab-chat-message[data-role="assistant"]').getByRole('alert');
+    await expect(alert).toContainText(`Model "${model}"`);
+    await expect(alert).toContainText('no models are stored yet');
+  });
+});

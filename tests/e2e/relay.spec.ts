@@ -1,0 +1,677 @@
+import { chromium, expect, test } from '@playwright/test';
+import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { promisify } from 'node:util';
+import { Ollama } from 'ollama';
+import OpenAI, { APIError, BadRequestError, NotFoundError } from 'openai';
+import WebSocket from 'ws';
+import type { Relay } from '../../src/relay/index.js';
+import { importModel, pngDataUri } from './support/app.js';
+import {
+  openEngineTab,
+  openPage,
+  relayPorts,
+  runCli,
+  startRelay,
+  stopCli,
+  type EngineTab,
+} from './support/relay.js';
+
+const execFileAsync = promisify(execFile);
+const hello = [{ role: 'user' as const, content: 'Hello there' }];
+
+function openAiClient(relay: Relay): OpenAI {
+  return new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any', maxRetries: 0 });
+}
+
+/** Reads an async iterator to its end, resolving with the error it throws (if any). */
+async function drain(iterator: AsyncIterator<unknown>): Promise<unknown> {
+  try {
+    for (;;) if ((await iterator.next()).done) return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+/** POSTs a body in chunked encoding (no Content-Length), answering the status and body. */
+function postChunked(url: string, pieces: Buffer[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: 'POST', headers: { 'Content-Type': 'application/json' } },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => void (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    request.on('error', reject);
+    for (const piece of pieces) request.write(piece);
+    request.end();
+  });
+}
+
+test.describe('the relay without an engine', () => {
+  test('/health and the app answer without an engine; the API answers 503 no_engine with a hint', async () => {
+    const relay = await startRelay(relayPorts.bare);
+    try {
+      const health = await (await fetch(`${relay.url}/health`)).json();
+      expect(health).toMatchObject({
+        status: 'ok',
+        engines: 0,
+        host: '127.0.0.1',
+        port: relayPorts.bare,
+        lanAddresses: [],
+        queue: { waiting: 0, limit: 16 },
+      });
+      const app = await fetch(`${relay.url}/`);
+      expect(app.status).toBe(200);
+      expect(app.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(app.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+
+      const error = await openAiClient(relay)
+        .chat.completions.create({ model: 'any', messages: hello })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APIError);
+      const apiError = error as APIError;
+      expect(apiError.status).toBe(503);
+      expect(apiError.code).toBe('no_engine');
+      expect(apiError.message).toContain(`Open http://127.0.0.1:${relayPorts.bare}/`);
+      expect(apiError.message).toContain('--headless');
+      expect(apiError.headers?.get('retry-after')).toBe('1');
+
+      const native = await fetch(`${relay.url}/api/tags`);
+      expect(native.status).toBe(503);
+      expect((await native.json()).error).toContain('Start Server');
+      await expect(new Ollama({ host: relay.url }).list()).rejects.toThrow(/No engine tab/);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  test('CORS: listed origins get CORS headers and preflights, other pages are refused; bodies over --max-body get 413', async () => {
+    const relay = await startRelay(relayPorts.cors, {
+      corsOrigins: ['http://app.example'],
+      maxBodyBytes: 1024,
+    });
+    try {
+      const preflight = await fetch(`${relay.url}/v1/chat/completions`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: 'http://app.example',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization, content-type',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('http://app.example');
+      expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+      expect(preflight.headers.get('access-control-allow-headers')).toBe(
+        'authorization, content-type',
+      );
+
+      const allowed = await fetch(`${relay.url}/api/version`, {
+        headers: { Origin: 'http://app.example' },
+      });
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('http://app.example');
+      expect(allowed.headers.get('vary')).toBe('Origin');
+
+      const refused = await fetch(`${relay.url}/v1/models`, {
+        headers: { Origin: 'http://evil.example' },
+      });
+      expect(refused.status).toBe(403);
+      const refusal = await refused.json();
+      expect(refusal.error.code).toBe('unauthorized');
+      expect(refusal.error.message).toContain('--cors-origin http://evil.example');
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+      const refusedNative = await fetch(`${relay.url}/api/tags`, {
+        headers: { Origin: 'http://evil.example' },
+      });
+      expect(refusedNative.status).toBe(403);
+      expect(typeof (await refusedNative.json()).error).toBe('string');
+
+      // Another site's page may not become an engine and read what clients send.
+      const socketStatus = await new Promise<number>((resolve) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${relayPorts.cors}/lmtab/engine`, {
+          origin: 'http://evil.example',
+        });
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on('open', () => {
+          socket.close();
+          resolve(101);
+        });
+      });
+      expect(socketStatus).toBe(403);
+
+      const big = await fetch(`${relay.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          model: 'x',
+          messages: [{ role: 'user', content: 'x'.repeat(2000) }],
+        }),
+      });
+      expect(big.status).toBe(413);
+      expect((await big.json()).error.code).toBe('body_too_large');
+    } finally {
+      await relay.close();
+    }
+  });
+
+  test('--host 0.0.0.0 is reached from another loopback address (curl --interface 127.0.0.2); the default binding refuses it', async () => {
+    const port = relayPorts.lan;
+    const curl = (address: string) =>
+      execFileAsync('curl', [
+        '-sS',
+        '--max-time',
+        '5',
+        '--interface',
+        '127.0.0.2',
+        `http://${address}:${port}/health`,
+      ]);
+    const open = await runCli(['serve', '--host', '0.0.0.0', '--port', String(port), '--quiet']);
+    try {
+      expect(open.output()).toContain(`http://localhost:${port}`);
+      const { stdout } = await curl('127.0.0.2');
+      expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', host: '0.0.0.0', port });
+    } finally {
+      await stopCli(open.child);
+    }
+    const local = await runCli(['serve', '--port', String(port), '--quiet']);
+    try {
+      const refused = (await curl('127.0.0.2').catch((e: unknown) => e)) as { code?: number };
+      // curl's exit code 7: it could not connect.
+      expect(refused.code).toBe(7);
+      const { stdout } = await curl('127.0.0.1');
+      expect(JSON.parse(stdout)).toMatchObject({ host: '127.0.0.1', lanAddresses: [] });
+    } finally {
+      await stopCli(local.child);
+    }
+  });
+});
+
+test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama clients', () => {
+  let relay: Relay;
+  let first: EngineTab;
+  const tabs: EngineTab[] = [];
+  const model = 'tiny-lfm2';
+
+  test.beforeAll(async () => {
+    relay = await startRelay(relayPorts.engines, { queueLimit: 4, maxBodyBytes: 2 * 1024 * 1024 });
+  });
+
+  test.afterAll(async () => {
+    for (const tab of tabs) await tab.context.close();
+    await relay.close();
+  });
+
+  test('the Developer panel starts and stops serving, shows the base URL, snippets and a live request log', async ({
+    browser,
+  }) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    first = { context, page };
+    tabs.push(first);
+    await openPage(page, `${relay.url}/`);
+    await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
+    await importModel(page, 'tiny-lfm2moe.gguf');
+    await importModel(page, 'tiny-lfm2.gguf');
+
+    const panel = page.locator('lmtab-server-panel');
+    await expect(panel.getByTestId('base-url')).toHaveText(`${relay.url}/v1`);
+    await expect(panel.getByTestId('lan-url')).toHaveCount(0);
+    await panel.getByText('Code snippets').click();
+    await expect(panel.getByText(`curl ${relay.url}/v1/chat/completions`)).toBeVisible();
+    await expect(panel.getByText(`baseURL: '${relay.url}/v1'`)).toBeVisible();
+    await expect(panel.getByTestId('server-state')).toHaveText('Stopped');
+    expect(relay.stats().engines).toHaveLength(0);
+
+    await panel.getByRole('button', { name: 'Start Server' }).click();
+    await expect(panel.getByTestId('server-state')).toHaveText('Running');
+    await expect.poll(() => relay.stats().engines.length).toBe(1);
+    await expect(panel.getByText('1 engine tab connected to the relay')).toBeVisible();
+
+    const answer = await openAiClient(relay).chat.completions.create({
+      model,
+      messages: hello,
+      max_tokens: 6,
+      temperature: 0,
+    });
+    const row = panel.getByTestId('request-log-row').first();
+    await expect(row).toContainText('POST');
+    await expect(row).toContainText('/v1/chat/completions');
+    await expect(row).toContainText(model);
+    await expect(row).toContainText('200');
+    await expect(row).toContainText(`${answer.usage?.completion_tokens}`);
+    await expect(row).toContainText(' ms');
+
+    await panel.getByRole('button', { name: 'Stop Server' }).click();
+    await expect(panel.getByTestId('server-state')).toHaveText('Stopped');
+    await expect.poll(() => relay.stats().engines.length).toBe(0);
+    await panel.getByRole('button', { name: 'Start Server' }).click();
+    await expect.poll(() => relay.stats().engines.length).toBe(1);
+  });
+
+  test('OpenAI client: a chat completion, with the relay overhead measured', async () => {
+    const openai = openAiClient(relay);
+    const answer = await openai.chat.completions.create({
+      model,
+      messages: hello,
+      max_tokens: 12,
+      temperature: 0,
+    });
+    expect(answer.object).toBe('chat.completion');
+    expect(answer.model).toBe(model);
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    expect(answer.usage?.prompt_tokens).toBeGreaterThan(0);
+
+    // Round trips with no model work: client -> relay -> WebSocket -> tab -> engine worker and back.
+    const trips: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const started = performance.now();
+      const version = await fetch(`${relay.url}/api/version`);
+      expect(version.status).toBe(200);
+      await version.json();
+      trips.push(performance.now() - started);
+    }
+    trips.sort((a, b) => a - b);
+    // A generation timed by the engine and by the client: the difference is the transport's.
+    const ollama = new Ollama({ host: relay.url });
+    const started = performance.now();
+    const chat = await ollama.chat({
+      model,
+      messages: hello,
+      options: { num_predict: 16, temperature: 0 },
+    });
+    const wallMs = performance.now() - started;
+    const engineMs = chat.total_duration / 1e6;
+    test.info().annotations.push({
+      type: 'relay overhead',
+      description:
+        `GET /api/version round trip median ${trips[10].toFixed(1)} ms (min ${trips[0].toFixed(1)}); ` +
+        `chat wall ${wallMs.toFixed(1)} ms vs engine total_duration ${engineMs.toFixed(1)} ms`,
+    });
+    expect(trips[10]).toBeLessThan(1000);
+  });
+
+  test('OpenAI client: a streamed chat completion ends with [DONE] and usage', async () => {
+    const stream = await openAiClient(relay).chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Tell me a story' }],
+      max_tokens: 16,
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const deltas: string[] = [];
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content) deltas.push(chunk.choices[0].delta.content);
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      usage = chunk.usage ?? usage;
+    }
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(['stop', 'length']).toContain(finish);
+    expect(usage?.completion_tokens).toBe(deltas.length);
+
+    const raw = await fetch(`${relay.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model, messages: hello, max_tokens: 4, stream: true }),
+    });
+    expect(raw.headers.get('content-type')).toContain('text/event-stream');
+    const text = await raw.text();
+    expect(text.startsWith('data: {')).toBe(true);
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
+  test('OpenAI client: an image goes to the vision model', async () => {
+    const image = await pngDataUri(first.page);
+    const answer = await openAiClient(relay).chat.completions.create({
+      model: 'tiny-lfm2-vl',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this picture?' },
+            { type: 'image_url', image_url: { url: image } },
+          ],
+        },
+      ],
+      max_tokens: 8,
+      temperature: 0,
+    });
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    // The projector turns the image into dozens of tokens; text alone would be a handful.
+    expect(answer.usage?.prompt_tokens).toBeGreaterThan(40);
+  });
+
+  test('OpenAI client: errors keep their status and code through the relay; a chunked body over the limit is 413', async () => {
+    const openai = openAiClient(relay);
+    const missing = await openai.chat.completions
+      .create({ model: 'no-such-model', messages: hello })
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect((missing as NotFoundError).code).toBe('model_not_found');
+
+    const invalid = await openai.chat.completions
+      .create({ model, messages: hello, temperature: 'hot' as unknown as number })
+      .catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(BadRequestError);
+    expect((invalid as BadRequestError).param).toBe('temperature');
+
+    const unknownPath = await fetch(`${relay.url}/v1/nothing-here`);
+    expect(unknownPath.status).toBe(404);
+
+    const piece = Buffer.alloc(512 * 1024, 0x20);
+    const tooLarge = await postChunked(`${relay.url}/v1/chat/completions`, [
+      Buffer.from('{"model":"tiny-lfm2","messages":[],"pad":"'),
+      ...Array.from({ length: 5 }, () => piece),
+      Buffer.from('"}'),
+    ]);
+    expect(tooLarge.status).toBe(413);
+    expect(JSON.parse(tooLarge.body).error.code).toBe('body_too_large');
+    await expect.poll(() => relay.stats().engines[0].active).toBe(0);
+  });
+
+  test('Ollama client: chat, generate, list, show, ps, version and delete', async () => {
+    const ollama = new Ollama({ host: relay.url });
+    const chat = await ollama.chat({
+      model,
+      messages: hello,
+      options: { num_predict: 8, temperature: 0 },
+    });
+    expect(chat.message.role).toBe('assistant');
+    expect(chat.message.content.length).toBeGreaterThan(0);
+    expect(chat.done).toBe(true);
+    expect(['stop', 'length']).toContain(chat.done_reason);
+    for (const field of [
+      'total_duration',
+      'load_duration',
+      'prompt_eval_count',
+      'prompt_eval_duration',
+      'eval_count',
+      'eval_duration',
+    ] as const) {
+      expect(typeof chat[field]).toBe('number');
+    }
+    expect(chat.eval_count).toBeGreaterThan(0);
+    // Nanoseconds: a generation of several tokens takes more than a microsecond.
+    expect(chat.total_duration).toBeGreaterThan(1000);
+
+    const parts: string[] = [];
+    let last: { done: boolean; eval_count?: number } | undefined;
+    for await (const part of await ollama.chat({
+      model,
+      messages: hello,
+      stream: true,
+      options: { num_predict: 8, temperature: 0 },
+    })) {
+      parts.push(part.message.content);
+      last = part;
+    }
+    expect(parts.length).toBeGreaterThan(1);
+    expect(last?.done).toBe(true);
+    expect(last?.eval_count).toBeGreaterThan(0);
+
+    const generated = await ollama.generate({
+      model,
+      prompt: 'Once upon a time',
+      options: { num_predict: 8, temperature: 0 },
+    });
+    expect(generated.response?.length).toBeGreaterThan(0);
+    expect(generated.done).toBe(true);
+    expect(generated.eval_count).toBeGreaterThan(0);
+    let streamed = '';
+    for await (const part of await ollama.generate({
+      model,
+      prompt: 'Once upon a time',
+      stream: true,
+      options: { num_predict: 8, temperature: 0 },
+    })) {
+      streamed += part.response;
+    }
+    expect(streamed).toBe(generated.response);
+
+    const names = (await ollama.list()).models.map((m) => m.name);
+    expect(names).toEqual(expect.arrayContaining([model, 'tiny-lfm2-vl', 'tiny-lfm2moe']));
+    const shown = await ollama.show({ model });
+    expect(shown.details.family).toBe('lfm2');
+    expect(shown.modelfile).toContain('FROM');
+    const ps = await ollama.ps();
+    expect(ps.models.map((m) => m.name)).toContain(model);
+    expect((await ollama.version()).version).toMatch(/^\d+\.\d+\.\d+/);
+
+    await ollama.delete({ model: 'tiny-lfm2moe' });
+    const after = (await ollama.list()).models.map((m) => m.name);
+    expect(after).not.toContain('tiny-lfm2moe');
+    await expect(ollama.show({ model: 'tiny-lfm2moe' })).rejects.toThrow(/tiny-lfm2moe/);
+  });
+
+  test('a client that goes away aborts its generation in the tab and frees the slot', async () => {
+    const openai = openAiClient(relay);
+    const story = [{ role: 'user' as const, content: 'Write a very long story' }];
+    // This prompt does not stop early: unaborted, it runs to its token limit.
+    const baseline = await openai.chat.completions.create({
+      model,
+      messages: story,
+      max_tokens: 48,
+      temperature: 0,
+    });
+    expect(baseline.choices[0].finish_reason).toBe('length');
+
+    const stream = await openai.chat.completions.create({
+      model,
+      messages: story,
+      max_tokens: 4000,
+      temperature: 0,
+      stream: true,
+    });
+    let chunks = 0;
+    for await (const _chunk of stream) {
+      chunks += 1;
+      expect(relay.stats().engines[0].active).toBe(1);
+      if (chunks === 3) break;
+    }
+    const abortedAt = performance.now();
+    await expect.poll(() => relay.stats().engines[0].active, { intervals: [20] }).toBe(0);
+    const slotMs = performance.now() - abortedAt;
+    const engineActive = async () => {
+      const engine = await (await fetch(`${relay.url}/api/lmtab/engine`)).json();
+      return (engine.loaded as { model: string; active: number }[]).find((m) => m.model === model)
+        ?.active;
+    };
+    await expect.poll(engineActive, { intervals: [50] }).toBe(0);
+    const idleMs = performance.now() - abortedAt;
+    test.info().annotations.push({
+      type: 'abort',
+      description: `relay slot freed ${slotMs.toFixed(0)} ms and engine idle ${idleMs.toFixed(0)} ms after the client left`,
+    });
+    // Unaborted, 4000 tokens (or the slot's context) take far longer than this.
+    expect(idleMs).toBeLessThan(3000);
+    // The tab's log: the stream began (200) and then was aborted.
+    const aborted = first.page
+      .getByTestId('request-log-row')
+      .filter({ hasText: '/v1/chat/completions' })
+      .filter({ hasText: '200 aborted' });
+    await expect(aborted).toHaveCount(1);
+
+    const next = await openai.chat.completions.create({ model, messages: hello, max_tokens: 4 });
+    expect(next.choices[0].message.content?.length).toBeGreaterThan(0);
+  });
+
+  test('20 concurrent requests all finish or get 503 engine_busy with Retry-After', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const response = await fetch(`${relay.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            model,
+            messages: [{ role: 'user', content: `Request ${i}` }],
+            max_tokens: 24,
+            temperature: 0,
+          }),
+        });
+        return {
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          body: await response.json(),
+        };
+      }),
+    );
+    const served = answers.filter((a) => a.status === 200);
+    const busy = answers.filter((a) => a.status === 503);
+    expect(served.length + busy.length).toBe(20);
+    // Four slots and four queue places take eight; the rest are turned away at once.
+    expect(served.length).toBeGreaterThanOrEqual(8);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const answer of served) {
+      expect(answer.body.choices[0].message.content.length).toBeGreaterThan(0);
+    }
+    for (const answer of busy) {
+      expect(answer.retryAfter).toBe('1');
+      expect(answer.body.error.code).toBe('engine_busy');
+    }
+    expect(relay.stats()).toMatchObject({ waiting: 0, engines: [{ active: 0 }] });
+    test.info().annotations.push({
+      type: 'concurrency',
+      description: `${served.length} served, ${busy.length} answered 503`,
+    });
+  });
+
+  test('several tabs share the load, least busy first', async ({ browser }) => {
+    tabs.push(await openEngineTab(browser, relay, [{ file: 'tiny-lfm2.gguf' }]));
+    const before = relay.stats().engines.map((e) => e.served);
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        openAiClient(relay).chat.completions.create({
+          model,
+          messages: hello,
+          max_tokens: 12,
+          temperature: 0,
+        }),
+      ),
+    );
+    const after = relay.stats().engines.map((e) => e.served);
+    expect(after.length).toBe(2);
+    expect(after[0] - before[0]).toBe(2);
+    expect(after[1] - before[1]).toBe(2);
+  });
+
+  test('closing the engine tab mid-stream ends the stream with an error event, and the next request is served by another tab', async ({
+    browser,
+  }) => {
+    const openai = openAiClient(relay);
+    const stream = await openai.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Write a very long story' }],
+      max_tokens: 4000,
+      temperature: 0,
+      stream: true,
+    });
+    const chunks = stream[Symbol.asyncIterator]();
+    await chunks.next();
+    const serving = relay.stats().engines.findIndex((e) => e.active > 0);
+    expect(serving).toBeGreaterThanOrEqual(0);
+    const [closing] = tabs.splice(serving, 1);
+    await closing.page.close();
+    const error = await drain(chunks);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as Error).message).toContain('engine tab disconnected');
+    await expect.poll(() => relay.stats().engines.length).toBe(1);
+    await closing.context.close();
+
+    const next = await openai.chat.completions.create({ model, messages: hello, max_tokens: 4 });
+    expect(next.choices[0].message.content?.length).toBeGreaterThan(0);
+
+    // The same for a native NDJSON stream: its last line is an {"error": ...} line.
+    tabs.push(await openEngineTab(browser, relay, [{ file: 'tiny-lfm2.gguf' }]));
+    const ollama = new Ollama({ host: relay.url });
+    const parts = (
+      await ollama.chat({
+        model,
+        messages: [{ role: 'user', content: 'Write a very long story' }],
+        stream: true,
+        options: { num_predict: 4000, temperature: 0 },
+      })
+    )[Symbol.asyncIterator]();
+    await parts.next();
+    const nativeServing = relay.stats().engines.findIndex((e) => e.active > 0);
+    const [nativeClosing] = tabs.splice(nativeServing, 1);
+    await nativeClosing.page.close();
+    expect(String(await drain(parts))).toContain('engine tab disconnected');
+    await nativeClosing.context.close();
+    const answer = await ollama.chat({ model, messages: hello, options: { num_predict: 4 } });
+    expect(answer.done).toBe(true);
+    expect(relay.stats().engines).toHaveLength(1);
+  });
+
+  test('an engine tab reconnects by itself when the relay restarts', async () => {
+    const [tab] = tabs;
+    await relay.close();
+    const panel = tab.page.locator('lmtab-server-panel');
+    await expect(panel.getByTestId('server-state')).toHaveText('Reconnecting…');
+    await expect(panel.getByTestId('server-detail')).toHaveText('relay stopping');
+    relay = await startRelay(relayPorts.engines);
+    await expect.poll(() => relay.stats().engines.length, { timeout: 10_000 }).toBe(1);
+    await expect(panel.getByTestId('server-state')).toHaveText('Running');
+    const answer = await openAiClient(relay).chat.completions.create({
+      model,
+      messages: hello,
+      max_tokens: 4,
+    });
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+  });
+});
+
+test('lmtab serve --headless starts Chromium on its own app for the first request; its profile keeps the models', async () => {
+  const port = relayPorts.headless;
+  const profileDir = test.info().outputPath('profile');
+  // Import a model into the profile first, on the origin the headless engine uses.
+  const relay = await startRelay(port);
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: process.env.LMTAB_BROWSER ?? '/usr/bin/chromium',
+    args: ['--no-sandbox'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  await openPage(page, `${relay.url}/`);
+  await importModel(page, 'tiny-lfm2.gguf');
+  await context.close();
+  await relay.close();
+
+  const cli = await runCli([
+    'serve',
+    '--headless',
+    '--port',
+    String(port),
+    '--profile-dir',
+    profileDir,
+  ]);
+  try {
+    const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    expect(health.engines).toBe(0);
+    const ollama = new Ollama({ host: `http://127.0.0.1:${port}` });
+    const answer = await ollama.chat({
+      model: 'tiny-lfm2',
+      messages: hello,
+      options: { num_predict: 6, temperature: 0 },
+    });
+    expect(answer.message.content.length).toBeGreaterThan(0);
+    expect(cli.output()).toContain('starting headless');
+    await expect.poll(cli.output).toMatch(/POST \/api\/chat tiny-lfm2 200 \d+ ms/);
+    expect(cli.output()).toContain('lmtab: engine tab connected (4 slots, app 0.1.0); 1 connected');
+    const after = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    expect(after.engines).toBe(1);
+  } finally {
+    expect(await stopCli(cli.child)).toBe(0);
+  }
+
+  const noBrowser = await runCli(['serve', '--headless', '--port', String(port)], {
+    ...process.env,
+    LMTAB_BROWSER: '/nonexistent/chrome',
+  });
+  expect(noBrowser.child.exitCode).toBe(1);
+  expect(noBrowser.output()).toContain('LMTAB_BROWSER is "/nonexistent/chrome"');
+});

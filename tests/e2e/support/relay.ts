@@ -1,0 +1,79 @@
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRelay, type Relay, type RelayOptions } from '../../../src/relay/index.js';
+import { importModel } from './app.js';
+
+/** Ports the relay specs may use (other specs run beside them on other ports). */
+export const relayPorts = {
+  bare: 41310,
+  lan: 41311,
+  engines: 41312,
+  headless: 41313,
+  cors: 41314,
+} as const;
+
+/** Starts a relay in this process on `port`, serving the built app. */
+export function startRelay(port: number, options: Partial<RelayOptions> = {}): Promise<Relay> {
+  return createRelay({ appDir: 'dist', host: '127.0.0.1', port, version: 'test', ...options });
+}
+
+/** Opens `url` and waits until the service worker controls the page. */
+export async function openPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+}
+
+/** A browser context of its own (own storage, own engine) with a tab that serves `relay`. */
+export interface EngineTab {
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Opens the relay's app with the connect flag in a fresh context, so the tab is an engine of its
+ * own, and imports `models` (file names of fixtures, optionally with a projector) into it.
+ */
+export async function openEngineTab(
+  browser: Browser,
+  relay: Relay,
+  models: { file: string; projector?: string }[],
+): Promise<EngineTab> {
+  const before = relay.stats().engines.length;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await openPage(page, `${relay.url}/?relay=connect`);
+  for (const { file, projector } of models) await importModel(page, file, projector);
+  await expect.poll(() => relay.stats().engines.length).toBe(before + 1);
+  return { context, page };
+}
+
+/** Runs `lmtab` (the built CLI) with `args`; resolves once it prints its serving line. */
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['bin/lmtab.js', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+  await new Promise<void>((resolve) => {
+    const check = () => {
+      if (output.includes('serving the app') || child.exitCode !== null) resolve();
+      else setTimeout(check, 50);
+    };
+    child.on('close', () => resolve());
+    check();
+  });
+  return { child, output: () => output };
+}
+
+/** Stops a CLI process and waits for it to exit. */
+export async function stopCli(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}

@@ -18,6 +18,7 @@ import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
+import { SlotQueue } from './slot-queue.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -48,6 +49,8 @@ interface Resident {
   contextLength: number;
   info: EngineInfo;
   active: number;
+  /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
+  slots: SlotQueue;
   expiresAt: number;
   idle: Array<() => void>;
   timer?: ReturnType<typeof setTimeout>;
@@ -183,6 +186,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       sizeBytes: record.sizeBytes,
       contextLength,
       active: 0,
+      slots: new SlotQueue(parallel),
       expiresAt: clock() + keepAliveMs,
       idle: [],
     };
@@ -244,8 +248,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const { signal } = generateOptions;
     const started = clock();
     const { current, loadMs } = await acquire(request.model, request.contextLength, signal);
+    let releaseSlot: (() => void) | undefined;
     try {
-      signal?.throwIfAborted();
+      releaseSlot = await current.slots.take(signal);
       const params = {
         ...samplingParams(request.sampling),
         stream: true as const,
@@ -299,6 +304,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       }
       throw toLmtabError(error);
     } finally {
+      releaseSlot?.();
       release(current);
     }
   }

@@ -9,6 +9,7 @@ export default tseslint.config(
       'dist/',
       'build/',
       'tests/.cache/',
+      'bench/.cache/',
       'test-results/',
       'playwright-report/',
     ],

@@ -22,9 +22,9 @@ describe('createRouter', () => {
     });
   });
 
-  it('answers 404 in Ollama’s shape for /api paths not there yet (create, copy)', async () => {
+  it('answers 404 in Ollama’s shape for /api paths lmtab does not serve', async () => {
     const { send } = routerHarness();
-    for (const path of ['/api/create', '/api/copy']) {
+    for (const path of ['/api/embed', '/api/push']) {
       const response = await send(path, { model: 'x' });
       expect(response.status).toBe(404);
       const body = (await response.json()) as { error: string };

@@ -2,6 +2,7 @@ import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { Engine } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
 import { ollamaErrorResponse } from './ollama/ollama-error.js';
+import { createProjectorUploads } from './ollama/projector-uploads.js';
 import { openAiErrorResponse } from './openai/openai-error.js';
 import type { HubAccess, Route, RouteContext } from './route-context.js';
 import { routes } from './routes.js';
@@ -18,6 +19,8 @@ export interface RouterOptions {
   clock?: () => number;
   /** Largest request body, and largest image, in bytes; default 32 MiB. */
   maxBodyBytes?: number;
+  /** Largest model file uploaded to `/api/blobs`, in bytes; default 64 GiB (storage quota decides). */
+  maxBlobBytes?: number;
   /** Fetches images given by http(s) URL; default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
   /** lmtab's version, answered by `/api/version`. */
@@ -37,11 +40,14 @@ export interface Router {
 }
 
 const defaultMaxBodyBytes = 32 * 1024 * 1024;
+const defaultMaxBlobBytes = 64 * 1024 ** 3;
 
 /** Creates the API router over an engine and a model store. */
 export function createRouter(options: RouterOptions): Router {
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
+  const projectorUploads = createProjectorUploads();
   const injected = options.fetch;
   // Called unbound: browsers refuse `fetch` called as a method of another object.
   const fetchImage: typeof globalThis.fetch = (input, init) =>
@@ -56,7 +62,7 @@ export function createRouter(options: RouterOptions): Router {
       if (handleOptions.signal !== undefined) signals.push(handleOptions.signal);
       const head = request.method === 'HEAD';
       try {
-        const { route, params } = findRoute(head ? 'GET' : request.method, url.pathname);
+        const { route, params } = findRoute(request.method, url.pathname);
         const context: RouteContext = {
           request,
           url,
@@ -69,6 +75,8 @@ export function createRouter(options: RouterOptions): Router {
           clock,
           fetch: fetchImage,
           maxBodyBytes,
+          maxBlobBytes,
+          projectorUploads,
           version: options.version,
         };
         const response = await route.handler(context);
@@ -79,7 +87,7 @@ export function createRouter(options: RouterOptions): Router {
         const lmtabError = toLmtabError(error);
         const response = native ? ollamaErrorResponse(lmtabError) : openAiErrorResponse(lmtabError);
         if (error instanceof MethodNotAllowed) response.headers.set('Allow', error.allow);
-        return response;
+        return head ? new Response(null, response) : response;
       }
     },
   };
@@ -106,14 +114,16 @@ function findRoute(
     const params = matchPath(route.path, pathname);
     return params === undefined ? [] : [{ route, params }];
   });
-  const found = matches.find((m) => m.route.method === method);
+  const found =
+    matches.find((m) => m.route.method === method) ??
+    (method === 'HEAD' ? matches.find((m) => m.route.method === 'GET') : undefined);
   if (found !== undefined) return found;
   if (matches.length > 0) {
     const allowed = [...new Set(matches.map((m) => m.route.method))];
     throw new MethodNotAllowed(
       method,
       pathname,
-      allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed,
+      allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD'] : allowed,
     );
   }
   const prefix = pathname.split('/').slice(0, 2).join('/');

@@ -75,4 +75,130 @@ describe('customizeRequest', () => {
     });
     expect(customizeRequest(silent, chat()).input).toEqual(chat().input);
   });
+
+  it('renders a chat through the TEMPLATE into a raw prompt, with SYSTEM and MESSAGE history', () => {
+    const issue = modelRecordFixture({
+      id: 'tiny-chatml',
+      customization: {
+        from: 'lfm2-350m',
+        template:
+          '<|startoftext|><|im_start|>system\n{{ .System }}<|im_end|>\n<|im_start|>user\n' +
+          '{{ .Prompt }}<|im_end|>\n<|im_start|>assistant\n',
+        system: 'Be terse.',
+        parameters: { temperature: 0.3, top_k: 50, stop: ['<|im_end|>', '<|endoftext|>'] },
+        messages: [
+          { role: 'user', content: 'Ping' },
+          { role: 'assistant', content: 'Pong' },
+        ],
+      },
+    });
+    const customized = customizeRequest(issue, chat({ temperature: 0.9 }));
+    expect(customized.sampling).toEqual({
+      temperature: 0.9,
+      topK: 50,
+      stop: ['<|im_end|>', '<|endoftext|>'],
+    });
+    expect(customized.input).toEqual({
+      kind: 'prompt',
+      prompt:
+        '<|startoftext|><|im_start|>system\nBe terse.<|im_end|>\n<|im_start|>user\nPing<|im_end|>\n' +
+        '<|im_start|>assistant\nPong<|startoftext|><|im_start|>system\n<|im_end|>\n' +
+        '<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n',
+    });
+  });
+
+  it('lets the request’s system message replace SYSTEM in a rendered prompt', () => {
+    const model = modelRecordFixture({
+      customization: {
+        from: 'lfm2-350m',
+        template: '{{ range .Messages }}[{{ .Role }}] {{ .Content }}\n{{ end }}[assistant]',
+        system: 'Default.',
+        parameters: {},
+        messages: [{ role: 'user', content: 'Earlier' }],
+      },
+    });
+    const request: GenerateRequest = {
+      model: 'pirate',
+      input: {
+        kind: 'chat',
+        messages: [
+          { role: 'system', content: [{ type: 'text', text: 'Own.' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Now ' },
+              { type: 'text', text: 'this' },
+            ],
+          },
+        ],
+      },
+      sampling: {},
+    };
+    expect(customizeRequest(model, request).input).toEqual({
+      kind: 'prompt',
+      prompt: '[system] Own.\n[user] Earlier\n\nNow this\n[assistant]',
+    });
+  });
+
+  it('passes the clock to currentDate', () => {
+    const model = modelRecordFixture({
+      customization: {
+        from: 'lfm2-350m',
+        template: 'Today is {{ currentDate }}. {{ .Prompt }}',
+        parameters: {},
+        messages: [],
+      },
+    });
+    const clock = () => Date.UTC(2026, 10, 21, 12);
+    expect(customizeRequest(model, chat(), { clock }).input).toEqual({
+      kind: 'prompt',
+      prompt: 'Today is 2026-11-21. Hi',
+    });
+  });
+
+  it('keeps a chat with images as a chat, with SYSTEM and MESSAGE history before it', () => {
+    const model = modelRecordFixture({
+      customization: {
+        from: 'lfm2-350m',
+        template: '{{ .Prompt }}',
+        system: 'Describe.',
+        parameters: {},
+        messages: [{ role: 'user', content: 'Earlier' }],
+      },
+    });
+    const image = { type: 'image' as const, data: new Uint8Array([1]), mimeType: 'image/png' };
+    const request: GenerateRequest = {
+      model: 'pirate',
+      input: {
+        kind: 'chat',
+        messages: [{ role: 'user', content: [image, { type: 'text', text: 'What?' }] }],
+      },
+      sampling: {},
+    };
+    expect(customizeRequest(model, request).input).toEqual({
+      kind: 'chat',
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: 'Describe.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Earlier' }] },
+        { role: 'user', content: [image, { type: 'text', text: 'What?' }] },
+      ],
+    });
+  });
+
+  it('leaves a raw prompt untouched even with a TEMPLATE', () => {
+    const model = modelRecordFixture({
+      customization: {
+        from: 'lfm2-350m',
+        template: 'T {{ .Prompt }}',
+        parameters: {},
+        messages: [],
+      },
+    });
+    const raw: GenerateRequest = {
+      model: 'x',
+      input: { kind: 'prompt', prompt: 'as is' },
+      sampling: {},
+    };
+    expect(customizeRequest(model, raw).input).toEqual(raw.input);
+  });
 });

@@ -2,6 +2,7 @@ export { createRouter } from './create-router.js';
 export type { Router, RouterHandleOptions, RouterOptions } from './create-router.js';
 export type { HubAccess } from './route-context.js';
 export { customizeRequest } from './customize-request.js';
+export type { CustomizeRequestOptions } from './customize-request.js';
 export { createNdjsonEncoder, formatNdjsonLine } from './ndjson-encoder.js';
 export { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
 export type { OllamaErrorBody } from './ollama/ollama-error.js';

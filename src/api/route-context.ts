@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/index.js';
 import type { HubClient } from '../hub/index.js';
 import type { DownloadEvent, DownloadRequest, ModelStore } from '../store/index.js';
+import type { ProjectorUploads } from './ollama/projector-uploads.js';
 
 /** What `/api/pull` needs: the hub as configured now, and downloads into the store. */
 export interface HubAccess {
@@ -33,6 +34,10 @@ export interface RouteContext {
   fetch: typeof globalThis.fetch;
   /** Largest request body (and fetched image) accepted, in bytes. */
   maxBodyBytes: number;
+  /** Largest model file accepted by `POST /api/blobs/...`, in bytes. */
+  maxBlobBytes: number;
+  /** Vision projectors uploaded to `/api/blobs`, waiting for `/api/create`. */
+  projectorUploads: ProjectorUploads;
   /** lmtab's version, answered by `/api/version`. */
   version: string;
 }
@@ -42,7 +47,8 @@ export type RouteHandler = (context: RouteContext) => Promise<Response>;
 
 /** One entry of the route table. */
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  /** A GET route also answers HEAD (without the body) unless a HEAD route of the same path exists. */
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   /** Exact path, or a prefix ending in `{id}` that captures the rest of the path (slashes too). */
   path: string;
   handler: RouteHandler;

@@ -1,4 +1,8 @@
+import { handleBlobExists } from './ollama/handle-blob-exists.js';
+import { handleBlobUpload } from './ollama/handle-blob-upload.js';
 import { handleChat } from './ollama/handle-chat.js';
+import { handleCopy } from './ollama/handle-copy.js';
+import { handleCreate } from './ollama/handle-create.js';
 import { handleDelete } from './ollama/handle-delete.js';
 import { handleEngineInfo } from './ollama/handle-engine-info.js';
 import { handleGenerate } from './ollama/handle-generate.js';
@@ -12,10 +16,7 @@ import { handleCompletions } from './openai/handle-completions.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import type { Route } from './route-context.js';
 
-/**
- * Every route of the API. `/api/create` and `/api/copy` join here with the Modelfile work; until
- * then they answer 404 like any unknown path.
- */
+/** Every route of the API. */
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', handler: handleChatCompletions },
   { method: 'POST', path: '/v1/completions', handler: handleCompletions },
@@ -27,6 +28,10 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/api/show', handler: handleShow },
   { method: 'DELETE', path: '/api/delete', handler: handleDelete },
   { method: 'POST', path: '/api/pull', handler: handlePull },
+  { method: 'POST', path: '/api/create', handler: handleCreate },
+  { method: 'POST', path: '/api/copy', handler: handleCopy },
+  { method: 'HEAD', path: '/api/blobs/{id}', handler: handleBlobExists },
+  { method: 'POST', path: '/api/blobs/{id}', handler: handleBlobUpload },
   { method: 'GET', path: '/api/ps', handler: handlePs },
   { method: 'GET', path: '/api/version', handler: handleVersion },
   { method: 'GET', path: '/api/lmtab/engine', handler: handleEngineInfo },

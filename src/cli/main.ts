@@ -1,49 +1,78 @@
-// The `lmtab` command's main: parses arguments and wires the real relay (and headless engine).
+// The `lmtab` command's main: parses arguments with commander and wires the real relay client.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { toLmtabError } from '../errors/index.js';
-import { createRelay, type RelayLogEntry } from '../relay/index.js';
+import type { CliContext } from './cli-context.js';
 import { processCloudContext } from './cloud-cli-context.js';
 import { cloudCommand } from './cloud-command.js';
-import { createHeadlessEngine, findBrowser, type HeadlessEngine } from './headless-engine.js';
+import { cpCommand } from './cp-command.js';
+import { createCommand } from './create-command.js';
+import { ensureRelay } from './ensure-relay.js';
 import { keysCommand } from './keys-command.js';
+import { listCommand } from './list-command.js';
 import { collect, parseCount, parsePort, parseSize } from './parse-options.js';
+import { psCommand } from './ps-command.js';
+import { pullCommand } from './pull-command.js';
+import { createRelayClient } from './relay-client.js';
+import { resolveHost } from './resolve-host.js';
+import { rmCommand } from './rm-command.js';
+import { runCommand } from './run-command.js';
+import type { RunOptions } from './run-command.js';
+import type { ServeOptions } from './serve-command.js';
+import { showCommand } from './show-command.js';
+import type { ShowOptions } from './show-command.js';
+import { stopCommand } from './stop-command.js';
 
 const root = new URL('../../', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
   version: string;
 };
 
-interface ServeOptions {
-  host: string;
-  port: number;
-  headless: boolean;
-  profileDir: string;
-  queue?: number;
-  corsOrigin: string[];
-  maxBody?: number;
-  quiet: boolean;
+function cliContext(): CliContext {
+  let connected: Promise<ReturnType<typeof createRelayClient>> | undefined;
+  return {
+    connect() {
+      connected ??= (async () => {
+        const client = createRelayClient({ baseUrl: resolveHost(process.env.LMTAB_HOST) });
+        await ensureRelay({ client, log: (text) => process.stderr.write(text) });
+        return client;
+      })();
+      return connected;
+    },
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    home: homedir(),
+    clock: Date.now,
+  };
 }
 
-function formatLog(entry: RelayLogEntry): string {
-  const parts = [
-    new Date(entry.time).toISOString(),
-    entry.method,
-    entry.path,
-    entry.model ?? '-',
-    entry.status === undefined ? 'client gone' : String(entry.status),
-    `${entry.durationMs} ms`,
-  ];
-  return `${parts.join(' ')}\n`;
+/** Runs a command, turning any failure into one `Error: ...` line and exit code 1. */
+function action<A extends unknown[]>(run: (context: CliContext, ...args: A) => Promise<void>) {
+  return async (...args: A): Promise<void> => {
+    try {
+      await run(cliContext(), ...args);
+    } catch (error) {
+      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  };
 }
+
+const hostHelp =
+  'Environment:\n  LMTAB_HOST     the relay to talk to (default 127.0.0.1:1234); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine';
 
 const program = new Command()
   .name('lmtab')
-  .description('Run small language models in a browser tab, served as an OpenAI-compatible API.')
-  .version(version);
+  .description(
+    'Run small language models in a browser tab, in the manner of Ollama: the CLI talks to the lmtab relay and starts one (with a headless engine) when none is running.',
+  )
+  .version(version)
+  .addHelpText('after', `\n${hostHelp}`)
+  .showHelpAfterError();
 
 program
   .command('serve')
@@ -66,49 +95,96 @@ program
   .option('--max-body <size>', 'largest request body before 413 (default 32m)', parseSize)
   .option('--quiet', 'do not print a line per request', false)
   .action(async (options: ServeOptions) => {
-    const say = (line: string) => process.stdout.write(`${line}\n`);
-    let headless: HeadlessEngine | undefined;
-    if (options.headless) {
-      let executablePath: string;
-      try {
-        executablePath = findBrowser();
-      } catch (error) {
-        process.stderr.write(`lmtab: ${toLmtabError(error).message}\n`);
-        process.exit(1);
-      }
-      headless = createHeadlessEngine({
-        executablePath,
-        profileDir: resolve(options.profileDir),
-        log: (line) => say(`lmtab: ${line}`),
-      });
-    }
-    const relay = await createRelay({
-      appDir: new URL('dist/', root).pathname,
-      host: options.host,
-      port: options.port,
-      version,
-      queueLimit: options.queue,
-      corsOrigins: options.corsOrigin,
-      maxBodyBytes: options.maxBody,
-      startEngine: headless && ((url) => headless.start(url)),
-      onLog: options.quiet ? undefined : (entry) => process.stdout.write(formatLog(entry)),
-      onEngine: (event) =>
-        say(
-          event.type === 'connected'
-            ? `lmtab: engine tab connected (${event.capacity} slots, app ${event.version ?? 'unknown'}); ${event.engines} connected`
-            : `lmtab: engine tab disconnected; ${event.engines} connected`,
-        ),
-    });
-    const shown =
-      options.host === '0.0.0.0' ? relay.url.replace('0.0.0.0', 'localhost') : relay.url;
-    say(`lmtab ${version} serving the app and API at ${shown} (OpenAI: ${shown}/v1)`);
-    if (headless) say('lmtab: a headless engine starts with the first API request');
-    else say(`lmtab: open ${shown}/ and click Start Server to serve its engine here`);
-    const stop = () =>
-      void Promise.all([relay.close(), headless?.close()]).finally(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
+    const { serveCommand } = await import('./serve-command.js');
+    await serveCommand(options, { appDir: new URL('dist/', root).pathname, version });
   });
+
+program
+  .command('run')
+  .description(
+    'Chat with a model, or answer one prompt (MODEL: a name, hf.co/ORG/REPO:QUANT, or ./file.gguf)',
+  )
+  .argument('<model>', 'model name, hub reference, or path to a .gguf file')
+  .argument('[prompt...]', 'answer this prompt and exit (piped stdin is put before it)')
+  .option('-i, --interactive', 'chat line by line even when stdin is not a terminal')
+  .option('--keepalive <duration>', 'how long the model stays loaded after use, e.g. 10m, 0')
+  .option('--verbose', 'print timings after each answer')
+  .addHelpText(
+    'after',
+    '\nIn the chat: /set parameter NAME VALUE, /set system TEXT, /show, /image PATH [QUESTION],\n/clear, /bye; """ begins and ends a multi-line message; Ctrl+C stops an answer, Ctrl+D exits.',
+  )
+  .action(
+    action((context, model: string, prompt: string[], options: RunOptions) =>
+      runCommand(context, model, prompt, options),
+    ),
+  );
+
+program
+  .command('pull')
+  .description('Download a model from the Hugging Face hub into the engine’s store')
+  .argument('<model>', 'hf.co/ORG/REPO[:QUANT] (default Q4_K_M) or ORG/REPO')
+  .action(action((context, model: string) => pullCommand(context, model)));
+
+program
+  .command('list')
+  .alias('ls')
+  .description('List the stored models')
+  .action(action((context) => listCommand(context)));
+
+program
+  .command('ps')
+  .description('List the models in memory')
+  .action(action((context) => psCommand(context)));
+
+program
+  .command('show')
+  .description('Show a model’s facts, or one field of its Modelfile')
+  .argument('<model>', 'model name')
+  .option('--modelfile', 'print the Modelfile')
+  .option('--parameters', 'print the parameters')
+  .option('--template', 'print the prompt template')
+  .option('--system', 'print the system message')
+  .option('--license', 'print the license')
+  .action(
+    action((context, model: string, options: ShowOptions) => showCommand(context, model, options)),
+  );
+
+program
+  .command('create')
+  .description(
+    'Create a model from a Modelfile (FROM, TEMPLATE, PARAMETER, SYSTEM, MESSAGE, LICENSE)',
+  )
+  .argument('<model>', 'name of the new model')
+  .option('-f, --file <path>', 'the Modelfile', 'Modelfile')
+  .action(
+    action((context, model: string, options: { file: string }) =>
+      createCommand(context, model, options),
+    ),
+  );
+
+program
+  .command('cp')
+  .description('Copy a model under a new name')
+  .argument('<source>', 'model to copy')
+  .argument('<destination>', 'new name')
+  .action(
+    action((context, source: string, destination: string) =>
+      cpCommand(context, source, destination),
+    ),
+  );
+
+program
+  .command('rm')
+  .description('Delete models')
+  .argument('<model...>', 'models to delete')
+  .action(action((context, models: string[]) => rmCommand(context, models)));
+
+program
+  .command('stop')
+  .description('Unload a running model')
+  .argument('<model>', 'model name')
+  .action(action((context, model: string) => stopCommand(context, model)));
 
 const cloudContext = processCloudContext(version, fileURLToPath(root));
 program.addCommand(cloudCommand(cloudContext)).addCommand(keysCommand(cloudContext));

@@ -11,6 +11,7 @@ export type { WebLlmChatRequestOptions } from './web-llm-request.js';
 export { webLlmEvents } from './web-llm-events.js';
 export type { WebLlmEventsOptions } from './web-llm-events.js';
 export { probeCapabilities } from './capability-probe.js';
+export { confirmBackend, planBackend } from './plan-backend.js';
 export type { Capabilities } from './capability-probe.js';
 export type {
   ChatMessage,

@@ -16,7 +16,9 @@ import type {
 } from './engine.js';
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
+import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
+import { SlotQueue } from './slot-queue.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -47,6 +49,8 @@ interface Resident {
   contextLength: number;
   info: EngineInfo;
   active: number;
+  /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
+  slots: SlotQueue;
   expiresAt: number;
   idle: Array<() => void>;
   timer?: ReturnType<typeof setTimeout>;
@@ -182,6 +186,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       sizeBytes: record.sizeBytes,
       contextLength,
       active: 0,
+      slots: new SlotQueue(parallel),
       expiresAt: clock() + keepAliveMs,
       idle: [],
     };
@@ -243,8 +248,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const { signal } = generateOptions;
     const started = clock();
     const { current, loadMs } = await acquire(request.model, request.contextLength, signal);
+    let releaseSlot: (() => void) | undefined;
     try {
-      signal?.throwIfAborted();
+      releaseSlot = await current.slots.take(signal);
       const params = {
         ...samplingParams(request.sampling),
         stream: true as const,
@@ -257,7 +263,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
               ...params,
               messages: (await wllamaMessages(input.messages)) as never,
             })
-          : await current.wllama.createCompletion({ ...params, prompt: input.prompt })
+          : wllamaRawCompletion(
+              current.wllama,
+              { ...samplingParams(request.sampling), prompt: input.prompt },
+              { signal },
+            )
       ) as AsyncIterable<WllamaChunk>;
       let finishReason: FinishReason = 'stop';
       let last: WllamaChunk = {};
@@ -294,6 +304,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       }
       throw toLmtabError(error);
     } finally {
+      releaseSlot?.();
       release(current);
     }
   }

@@ -30,6 +30,8 @@ export interface RelayOptions {
   corsOrigins?: readonly string[];
   /** Largest request body in bytes before 413; default 32 MiB. */
   maxBodyBytes?: number;
+  /** Largest model file uploaded to `/api/blobs/...` (Ollama's `create`); default 64 GiB. */
+  maxBlobBytes?: number;
   /**
    * Starts an engine when a request finds none connected (the headless launcher); it gets the
    * app URL that makes a page connect to this relay. Without it such requests get 503 `no_engine`.
@@ -66,6 +68,7 @@ export interface Relay {
 }
 
 const defaultMaxBodyBytes = 32 * 1024 * 1024;
+const defaultMaxBlobBytes = 64 * 1024 ** 3;
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -87,6 +90,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const host = options.host ?? '127.0.0.1';
   const corsOrigins = options.corsOrigins ?? [];
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
   // Known once listening (the port may be 0); the hint and the engine URL read it late.
   let port = 0;
   const localUrl = () => `http://${urlHost(localHost(host))}:${port}`;
@@ -146,7 +150,8 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       requestCount += 1;
       return forwardRequest(request, response, {
         pool,
-        maxBodyBytes,
+        // Model files travel to the tab's store through /api/blobs; JSON bodies stay small.
+        maxBodyBytes: pathname.startsWith('/api/blobs/') ? maxBlobBytes : maxBodyBytes,
         id: requestCount.toString(36),
         headers,
         onLog: options.onLog,

@@ -207,15 +207,19 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
 
   async function createCustom(id: string, customization: ModelCustomization): Promise<ModelRecord> {
     const base = await requireRecord(customization.from);
-    const record: ModelRecord = { ...base, id, createdAt: clock(), customization };
-    await set(id, record, records);
-    return record;
+    return replaceRecord({ ...base, id, createdAt: clock(), customization });
   }
 
   async function copy(source: string, destination: string): Promise<ModelRecord> {
     const base = await requireRecord(source);
-    const record: ModelRecord = { ...base, id: destination, createdAt: clock() };
-    await set(destination, record, records);
+    return replaceRecord({ ...base, id: destination, createdAt: clock() });
+  }
+
+  /** Saves a record over any of the same id, dropping the files only the replaced one used. */
+  async function replaceRecord(record: ModelRecord): Promise<ModelRecord> {
+    const previous = await getRecord(record.id);
+    await set(record.id, record, records);
+    if (previous) await dropUnusedFiles(previous);
     return record;
   }
 

@@ -152,6 +152,11 @@ export class LmtabChatMessage extends LitElement {
           opacity: 1;
         }
       }
+      .empty {
+        margin: 0;
+        font-style: italic;
+        font-size: 0.9rem;
+      }
       .error {
         display: flex;
         gap: 0.5rem;
@@ -225,7 +230,9 @@ export class LmtabChatMessage extends LitElement {
           ? html`<span class="typing" role="status" aria-label="Generating">
               <span></span><span></span><span></span>
             </span>`
-          : html`<lmtab-markdown .text=${this.content}></lmtab-markdown>`
+          : this.content.trim() === '' && !this.streaming && !this.error
+            ? html`<p class="muted empty">This answer has no visible text.</p>`
+            : html`<lmtab-markdown .text=${this.content}></lmtab-markdown>`
       }
       ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
       ${

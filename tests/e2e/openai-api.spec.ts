@@ -31,6 +31,29 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     );
   });
 
+  test('answers more concurrent requests than the engine has parallel slots', async ({ page }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    // Four slots: wllama 3.8.1 alone never answered the fifth of five requests sent together.
+    const answers = await page.evaluate(async (model) => {
+      const ask = async (i: number) => {
+        const response = await fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            model,
+            messages: [{ role: 'user', content: `Question ${i}` }],
+            max_tokens: 4,
+            ignore_eos: true,
+          }),
+        });
+        const body = (await response.json()) as { usage: { completion_tokens: number } };
+        return body.usage.completion_tokens;
+      };
+      return Promise.all([0, 1, 2, 3, 4, 5].map(ask));
+    }, model);
+    expect(answers).toEqual([4, 4, 4, 4, 4, 4]);
+  });
+
   test('streams a chat completion ending with [DONE]', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {

@@ -624,6 +624,26 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     });
     expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
   });
+
+  test('a tab that does not hold the engine serves the relay through the service worker', async () => {
+    const [host] = tabs;
+    const page = await host.context.newPage();
+    await openPage(page, `${relay.url}/?relay=connect`);
+    await expect.poll(() => relay.stats().engines.length).toBe(2);
+    await expect(page.locator('lmtab-app')).not.toHaveAttribute('data-engine-host', '');
+    const answers = await Promise.all(
+      [1, 2].map(() =>
+        openAiClient(relay).chat.completions.create({ model, messages: hello, max_tokens: 4 }),
+      ),
+    );
+    for (const answer of answers)
+      expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    expect(relay.stats().engines.map((e) => e.served)).toEqual([expect.any(Number), 1]);
+    const row = page.getByTestId('request-log-row').first();
+    await expect(row).toContainText('/v1/chat/completions');
+    await expect(row).toContainText('200');
+    await page.close();
+  });
 });
 
 test('lmtab serve --headless starts Chromium on its own app for the first request; its profile keeps the models', async () => {

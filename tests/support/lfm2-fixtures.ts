@@ -119,6 +119,15 @@ const tokenType = { normal: 1, control: 3, unused: 5 } as const;
 /** Letters whose pairs become merges: the most frequent in English text. */
 const mergeLetters = 'etaoinshrdlu';
 
+/** Letters of the `words` fillers: none is in {@link mergeLetters}, so no letter-pair merge cuts a word. */
+const wordLetters = 'bcfgjkmpqvwxyz';
+
+/**
+ * What fills the vocabulary after the fixed tokens: `unused` tokens (type UNUSED, no text), or
+ * `words`: space-led words (`Ġb`, `Ġbc`, ...) that print text and that the tokenizer rebuilds.
+ */
+export type Lfm2Fillers = 'unused' | 'words';
+
 /** The byte-level BPE vocabulary of the fixtures. */
 export interface Lfm2Vocabulary {
   /** `tokenizer.ggml.tokens`, by id. */
@@ -129,8 +138,13 @@ export interface Lfm2Vocabulary {
   merges: string[];
 }
 
-/** Builds the fixture vocabulary: control tokens, 256 byte tokens, letter-pair merges, fillers. */
-export function buildLfm2Vocabulary(size: number): Lfm2Vocabulary {
+/**
+ * Builds the fixture vocabulary: control tokens, 256 byte tokens, letter-pair merges, fillers.
+ * Random weights sample fillers almost always: `unused` ones print nothing, so benchmarks use
+ * `words`, which stream one piece of text per token and re-tokenize to the same ids (a chat
+ * history sent back matches the prompt cache, as with a real vocabulary).
+ */
+export function buildLfm2Vocabulary(size: number, fillers: Lfm2Fillers = 'unused'): Lfm2Vocabulary {
   const control = [
     '<|pad|>',
     '<|startoftext|>',
@@ -162,6 +176,21 @@ export function buildLfm2Vocabulary(size: number): Lfm2Vocabulary {
   if (tokens.length > size) {
     throw new RangeError(`vocabulary size ${size} is below the ${tokens.length} fixed tokens`);
   }
+  if (fillers === 'words') {
+    // Breadth first, so every word's prefix is a token and one merge ("Ġbc d") builds each word.
+    const space = byteChars[0x20];
+    const queue = [space];
+    while (tokens.length < size) {
+      const prefix = queue.shift()!;
+      for (const letter of wordLetters) {
+        if (tokens.length >= size) break;
+        tokens.push(prefix + letter);
+        tokenTypes.push(tokenType.normal);
+        merges.push(`${prefix} ${letter}`);
+        queue.push(prefix + letter);
+      }
+    }
+  }
   while (tokens.length < size) {
     tokens.push(`<|unused_${tokens.length}|>`);
     tokenTypes.push(tokenType.unused);
@@ -187,6 +216,8 @@ export interface Lfm2ModelOptions {
   type?: 'F16' | 'Q8_0';
   /** `general.name`; default `tiny-lfm2` for tiny, else `lfm2-SIZE-TYPE-random`. */
   name?: string;
+  /** What fills the vocabulary; default `unused` (see {@link buildLfm2Vocabulary}). */
+  fillers?: Lfm2Fillers;
 }
 
 /** The `lfm2` dense hybrid text model (short convolutions + attention), per GGUF-FIXTURES.md. */
@@ -194,7 +225,7 @@ export function lfm2Model(options: Lfm2ModelOptions = {}): GgufModel {
   const size = options.size ?? 'tiny';
   const type = options.type ?? 'F16';
   const name = options.name ?? (size === 'tiny' ? 'tiny-lfm2' : defaultBenchName(size, type));
-  return buildTextModel('lfm2', lfm2Configs[size], type, name);
+  return buildTextModel('lfm2', lfm2Configs[size], type, name, options.fillers);
 }
 
 /** Options of {@link lfm2MoeModel}. */
@@ -226,11 +257,12 @@ function buildTextModel(
   config: Lfm2Config,
   type: 'F16' | 'Q8_0',
   name: string,
+  fillers: Lfm2Fillers = 'unused',
 ): GgufModel {
   const { embedding: e, blocks, feedForward: f, heads, kvHeads, vocab: v } = config;
   const d = e / heads;
   const isAttention = (i: number): boolean => config.attentionLayers.includes(i);
-  const vocabulary = buildLfm2Vocabulary(v);
+  const vocabulary = buildLfm2Vocabulary(v, fillers);
   const metadata: Record<string, GgufValue> = {
     'general.architecture': str(arch),
     'general.name': str(name),
@@ -562,6 +594,8 @@ export interface BenchModelOptions {
   type?: 'Q8_0' | 'F16';
   /** Rewrite even when the file already has the expected size and first bytes; default false. */
   force?: boolean;
+  /** What fills the vocabulary; default `unused` (benchmarks that stream text want `words`). */
+  fillers?: Lfm2Fillers;
 }
 
 /** A benchmark model on disk. */
@@ -582,7 +616,7 @@ export async function writeBenchModel(
   options: BenchModelOptions,
 ): Promise<BenchModel> {
   const type = options.type ?? 'Q8_0';
-  const model = lfm2Model({ size: options.size, type });
+  const model = lfm2Model({ size: options.size, type, fillers: options.fillers });
   const summary = lfm2Summary(options.size, type);
   const { header, totalBytes } = layoutGguf(model);
   const compare = header.length + (1 << 20);

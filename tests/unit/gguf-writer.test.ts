@@ -232,6 +232,22 @@ describe('LFM2 fixtures', () => {
     expect(new Set(tokens).size).toBe(512);
   });
 
+  it('fills the vocabulary with space-led words, each built by one merge, when asked', () => {
+    const { tokens, tokenTypes, merges } = buildLfm2Vocabulary(512, 'words');
+    expect(tokens).toHaveLength(512);
+    expect(tokens.slice(450, 453)).toEqual(['Ġb', 'Ġc', 'Ġf']);
+    expect(tokens[450 + 14]).toBe('Ġbb');
+    expect(merges.slice(144, 146)).toEqual(['Ġ b', 'Ġ c']);
+    expect(merges).toHaveLength(144 + 62);
+    expect(tokenTypes.every((t) => t !== 5)).toBe(true);
+    const known = new Set(tokens);
+    for (const merge of merges.slice(144)) {
+      const [left, right] = merge.split(' ');
+      expect(known.has(left) && known.has(right) && known.has(left + right)).toBe(true);
+    }
+    expect(new Set(tokens).size).toBe(512);
+  });
+
   it('writes the tiny fixtures once and rewrites only stale ones', async () => {
     const dir = await tempDir();
     const paths = await ensureFixtures(dir);

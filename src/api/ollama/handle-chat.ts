@@ -22,6 +22,7 @@ export async function handleChat(context: RouteContext): Promise<Response> {
   const request = customizeRequest(
     record,
     await chatRequestToGenerate(wire, record.id, { maxImageBytes: context.maxBodyBytes }),
+    { clock: context.clock },
   );
   if ((wire.messages ?? []).length === 0) {
     return loadOrUnload(context, {

@@ -23,6 +23,7 @@ export async function handleGenerate(context: RouteContext): Promise<Response> {
   const request = customizeRequest(
     record,
     await generateRequestToGenerate(wire, record.id, { maxImageBytes: context.maxBodyBytes }),
+    { clock: context.clock },
   );
   if ((wire.prompt ?? '') === '' && imageCount === 0) {
     return loadOrUnload(context, {

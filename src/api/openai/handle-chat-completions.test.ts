@@ -152,6 +152,14 @@ describe('POST /v1/chat/completions', () => {
     expect(data.at(-2)?.choices[0]?.finish_reason).toBe('length');
   });
 
+  it('passes ignore_eos (llama-server spelling) to the engine, false included', async () => {
+    const { send, engine } = routerHarness();
+    await send('/v1/chat/completions', { ...hi, ignore_eos: true });
+    await send('/v1/chat/completions', { ...hi, ignore_eos: false });
+    await send('/v1/chat/completions', hi);
+    expect(engine.requests.map((r) => r.sampling.ignoreEos)).toEqual([true, false, undefined]);
+  });
+
   it('prefers max_completion_tokens to max_tokens', async () => {
     const { send, engine } = routerHarness();
     await send('/v1/chat/completions', { ...hi, max_tokens: 50, max_completion_tokens: 1 });

@@ -27,7 +27,7 @@ export async function handleChatCompletions(context: RouteContext): Promise<Resp
   });
   const events = await startGeneration(
     context.engine,
-    customizeRequest(record, converted),
+    customizeRequest(record, converted, { clock: context.clock }),
     context.signal,
   );
   const meta = {

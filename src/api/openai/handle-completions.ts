@@ -19,7 +19,9 @@ export async function handleCompletions(context: RouteContext): Promise<Response
   const record = await findModel(context.store, wire.model);
   const events = await startGeneration(
     context.engine,
-    customizeRequest(record, completionRequestToGenerate(wire, record.id)),
+    customizeRequest(record, completionRequestToGenerate(wire, record.id), {
+      clock: context.clock,
+    }),
     context.signal,
   );
   const meta = {

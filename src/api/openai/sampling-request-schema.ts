@@ -16,6 +16,8 @@ export const samplingRequestSchema = z.object({
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   presence_penalty: z.number().min(-2).max(2).nullish(),
   seed: z.int().nullish(),
+  // llama-server's extension: keep generating past end-of-sequence (fixed-length benchmarks).
+  ignore_eos: z.boolean().nullish(),
   stop: z
     .union([z.string(), z.array(z.string())], { error: 'a string or an array of strings' })
     .nullish(),

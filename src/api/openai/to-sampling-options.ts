@@ -17,5 +17,6 @@ export function toSamplingOptions(wire: SamplingRequest): SamplingOptions {
     presencePenalty: wire.presence_penalty,
     seed: wire.seed,
     stop: normalizeStop(wire.stop),
+    ignoreEos: wire.ignore_eos,
   });
 }

@@ -1,31 +1,103 @@
-import type { ModelRecord, ModelStore } from '../../store/index.js';
+import { LmtabError } from '../../errors/index.js';
+import { Sha256 } from '../../store/index.js';
+import type { ModelRecord, ModelStore, StoreProgress } from '../../store/index.js';
+import { modelRecordFixture } from './model-record-fixture.js';
 
-/** A ModelStore double over records in memory; only what the API reads is implemented. */
+/** A ModelStore double over records in memory; only what the API reads and writes is implemented. */
 export interface MemoryStore extends ModelStore {
   /** Ids passed to `delete`, in order. */
   deleted: string[];
+  /** The bytes of each imported file, by file id. */
+  bytes: Map<string, Uint8Array<ArrayBuffer>>;
 }
 
-/** Creates an in-memory ModelStore double holding `records`. */
+/**
+ * Creates an in-memory ModelStore double holding `records`. `importFiles` hashes the file and
+ * takes its GGUF facts from {@link modelRecordFixture}; it refuses files not starting with `GGUF`.
+ */
 export function createMemoryStore(records: ModelRecord[]): MemoryStore {
   const byId = new Map(records.map((r) => [r.id, r]));
-  const unsupported = (name: string) => () => {
-    throw new Error(`MemoryStore.${name} is not implemented`);
+  const require = (id: string): ModelRecord => {
+    const record = byId.get(id);
+    if (record === undefined) {
+      throw new LmtabError('model_not_found', `Model "${id}" is not in the store.`);
+    }
+    return record;
+  };
+  const put = (record: ModelRecord): Promise<ModelRecord> => {
+    byId.set(record.id, record);
+    return Promise.resolve(record);
   };
   const deleted: string[] = [];
+  const bytes = new Map<string, Uint8Array<ArrayBuffer>>();
+  let imports = 0;
   return {
     deleted,
+    bytes,
     list: () => Promise.resolve([...byId.values()].sort((a, b) => b.createdAt - a.createdAt)),
     get: (id) => Promise.resolve(byId.get(id)),
     delete: (id) => {
       deleted.push(id);
       return Promise.resolve(byId.delete(id));
     },
-    importFiles: unsupported('importFiles'),
-    attachProjector: unsupported('attachProjector'),
-    createCustom: unsupported('createCustom'),
-    copy: unsupported('copy'),
-    open: unsupported('open'),
+    async *importFiles(file, options = {}): AsyncGenerator<StoreProgress> {
+      const data = new Uint8Array(await file.arrayBuffer());
+      if (new TextDecoder().decode(data.subarray(0, 4)) !== 'GGUF') {
+        throw new LmtabError('invalid_request', `${file.name} is not a GGUF file.`);
+      }
+      yield { type: 'progress', file: file.name, bytes: data.length, total: data.length };
+      const sha256 = new Sha256().update(data).digestHex();
+      const id = options.id ?? file.name.replace(/\.gguf$/i, '');
+      const fileId = `import-${++imports}`;
+      bytes.set(fileId, data);
+      const record = modelRecordFixture({
+        id,
+        source: { kind: 'import', fileName: file.name },
+        files: [
+          {
+            fileId,
+            name: file.name,
+            size: data.length,
+            sha256,
+            chunkSize: data.length,
+            chunks: 1,
+            complete: true,
+          },
+        ],
+        sizeBytes: data.length,
+        digest: sha256,
+      });
+      yield { type: 'done', record: await put(record) };
+    },
+    async attachProjector(id, projector) {
+      const data = new Uint8Array(await projector.arrayBuffer());
+      const fileId = `import-${++imports}`;
+      bytes.set(fileId, data);
+      const record = require(id);
+      return put({
+        ...record,
+        projector: {
+          fileId,
+          name: projector.name,
+          size: data.length,
+          sha256: new Sha256().update(data).digestHex(),
+          chunkSize: data.length,
+          chunks: 1,
+          complete: true,
+        },
+      });
+    },
+    createCustom: (id, customization) => put({ ...require(customization.from), id, customization }),
+    copy: (source, destination) => put({ ...require(source), id: destination }),
+    open(id) {
+      const record = require(id);
+      const blob = (fileId: string) =>
+        new Blob([bytes.get(fileId) ?? new Uint8Array(0)] as BlobPart[]);
+      return Promise.resolve({
+        model: record.files.map((f) => blob(f.fileId)),
+        ...(record.projector === undefined ? {} : { projector: blob(record.projector.fileId) }),
+      });
+    },
     touch: () => Promise.resolve(),
   };
 }

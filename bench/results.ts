@@ -1,0 +1,107 @@
+import type { CapabilityCheck } from './page/bench-api.js';
+import type { Figure } from './stats.js';
+import type { BenchSettings, BenchSize } from './workload.js';
+
+/** One engine on one compute path: speeds, turn latencies, load time and memory. */
+export interface EngineRow {
+  size: BenchSize;
+  engine: 'llama.cpp (native)' | 'wllama' | 'node-llama-wasm';
+  /** `cpu` for native threads, `wasm` for WebAssembly threads, `webgpu`. */
+  backend: 'cpu' | 'wasm' | 'webgpu';
+  threads: number;
+  /** Whether this path ran here; when not, `reason` says why. */
+  available: boolean;
+  reason?: string;
+  /** Prompt processing, tokens/s, from the engine's own timings. */
+  promptTokS?: Figure;
+  /** Generation of `decodeTokens` tokens, tokens/s, from the engine's own timings. */
+  decodeTokS?: Figure;
+  /** Prompt length the engine reported for the prompt figure. */
+  promptTokens?: number;
+  /** Time to first token of the first turn, ms. */
+  ttftTurn1Ms?: Figure;
+  /** Time to first token of the last turn, earlier turns cached, ms. */
+  ttftLastTurnMs?: Figure;
+  /** Time to first token of the last turn's conversation with nothing cached, ms. */
+  ttftLastTurnColdMs?: Figure;
+  /**
+   * Prompt tokens the engine reported for the last turn, and for it from scratch. wllama counts
+   * only the tokens it processed (cached ones excluded), so the two show what the cache saved.
+   */
+  lastTurnPromptTokens?: number;
+  lastTurnColdPromptTokens?: number;
+  /** Model load, ms. */
+  loadMs?: Figure;
+  /** Where the model loads from. */
+  loadFrom?: string;
+  /** Peak resident memory while this path ran, MiB. */
+  peakMemoryMiB?: number;
+  /** Resident memory before loading, MiB (the browser itself). */
+  baselineMemoryMiB?: number;
+  /** Whether the engine streams tokens as it decodes them (time to first token means that). */
+  streams?: boolean;
+}
+
+/** One way of reaching lmtab's engine, timed on the client. */
+export interface TransportRow {
+  size: BenchSize;
+  path: 'direct engine call' | 'service worker' | 'relay';
+  threads: number;
+  available: boolean;
+  reason?: string;
+  /** Tokens after the first over the time from first to last piece, as the client saw them. */
+  decodeTokS?: Figure;
+  /** Request sent to first text piece, ms. */
+  ttftMs?: Figure;
+}
+
+/** Several clients at once through one transport. */
+export interface ConcurrencyRow {
+  size: BenchSize;
+  via: 'relay' | 'service worker';
+  clients: number;
+  threads: number;
+  available: boolean;
+  reason?: string;
+  /** All clients' generated tokens over the wall time from first request to last answer. */
+  aggregateTokS?: Figure;
+}
+
+/** One target of the issue, checked against the figures. */
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  /** Undefined when the figures it needs were not measured. */
+  met?: boolean;
+}
+
+/** Everything one `npm run bench` measured. */
+export interface BenchResults {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  settings: BenchSettings;
+  machine: {
+    cpu: string;
+    cores: number;
+    memoryGiB: number;
+    os: string;
+    node: string;
+    browser: string;
+    /** Other work on the machine while measuring: the 1-minute load average at the start. */
+    loadAverage: number;
+  };
+  models: { size: BenchSize; id: string; bytes: number }[];
+  /** How peak memory was measured. */
+  memoryMethod: string;
+  engines: EngineRow[];
+  transport: TransportRow[];
+  concurrency: ConcurrencyRow[];
+  engineChoice: {
+    /** node-llama-wasm against lmtab's needs, checked in the page. */
+    checks: CapabilityCheck[];
+    verdict: string;
+  };
+  targets: TargetCheck[];
+  notMeasured: { what: string; why: string }[];
+}

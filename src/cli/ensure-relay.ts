@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LmtabError } from '../errors/index.js';
+import type { RelayClient } from './relay-client.js';
+import { isLocalHost } from './resolve-host.js';
+
+/** Options of {@link ensureRelay}. */
+export interface EnsureRelayOptions {
+  client: RelayClient;
+  /** Writes notes for the person (stderr). */
+  log: (text: string) => void;
+  /** The environment (`LMTAB_BROWSER`, `PATH`, `HOME`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Milliseconds to wait for a relay this call starts; default 60 000. */
+  timeoutMs?: number;
+}
+
+const binPath = fileURLToPath(new URL('../../bin/lmtab.js', import.meta.url));
+
+/**
+ * Makes sure a relay answers at the client's address. When none does and the address is this
+ * machine's, starts `lmtab serve --headless` in the background (logging to `~/.lmtab/relay.log`,
+ * its process id in `~/.lmtab/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
+ */
+export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
+  const { client, log } = options;
+  const env = options.env ?? process.env;
+  if ((await client.health()) !== undefined) return;
+  const origin = client.baseUrl.origin;
+  if (!isLocalHost(client.baseUrl)) {
+    throw new LmtabError(
+      'no_engine',
+      `No lmtab relay answers at ${origin} (from LMTAB_HOST): start one there with "lmtab serve --headless --host 0.0.0.0", or unset LMTAB_HOST to use this machine.`,
+    );
+  }
+  let browser: string;
+  try {
+    // Imported here only: playwright-core takes seconds to load, and most commands never need it.
+    const { findBrowser } = await import('./headless-engine.js');
+    browser = findBrowser(env);
+  } catch (error) {
+    throw new LmtabError(
+      'no_engine',
+      `No lmtab relay answers at ${origin}, and none can be started here: ${error instanceof Error ? error.message : String(error)} Or open the lmtab app in a browser and run "lmtab serve".`,
+      { cause: error },
+    );
+  }
+
+  const home = join(env.HOME ?? homedir(), '.lmtab');
+  mkdirSync(home, { recursive: true });
+  const logPath = join(home, 'relay.log');
+  const logFd = openSync(logPath, 'a');
+  const host = client.baseUrl.hostname.replace(/^\[|\]$/g, '');
+  const port = client.baseUrl.port === '' ? '80' : client.baseUrl.port;
+  log(`Starting the lmtab relay with a headless engine at ${origin} (log: ${logPath})\n`);
+  const child = spawn(
+    process.execPath,
+    [
+      binPath,
+      'serve',
+      '--headless',
+      '--host',
+      host === 'localhost' ? '127.0.0.1' : host,
+      '--port',
+      port,
+    ],
+    {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      env: { ...env, LMTAB_BROWSER: browser },
+    },
+  );
+  let exited: number | string | undefined;
+  child.once('exit', (code, signal) => (exited = code ?? signal ?? 'unknown'));
+  child.once('error', (error) => (exited = error.message));
+  child.unref();
+  // So the person (and tests) can stop the background relay: kill $(cat ~/.lmtab/relay.pid).
+  if (child.pid !== undefined) writeFileSync(join(home, 'relay.pid'), `${child.pid}\n`);
+
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    // The relay starts the headless engine with the first API request and holds it until then.
+    if ((await client.health({ timeoutMs: 1000 })) !== undefined) return;
+    if (exited !== undefined) {
+      throw new LmtabError(
+        'no_engine',
+        `The lmtab relay stopped while starting (exit ${exited}): ${lastLines(logPath)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new LmtabError(
+    'no_engine',
+    `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; see ${logPath}.`,
+  );
+}
+
+function lastLines(path: string): string {
+  try {
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    return lines.slice(-3).join(' / ') || `see ${path}`;
+  } catch {
+    return `see ${path}`;
+  }
+}

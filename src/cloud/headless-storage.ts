@@ -1,9 +1,11 @@
 import { hubEndpointFromEnv } from '../hub/index.js';
 import type { AppDefinition } from './define-app.js';
 
-// The localStorage keys the app page reads at start: its hub settings (src/hub/hub-settings.ts)
-// and its engine load settings (src/ui/engine-settings.ts); headless-storage.test.ts checks both.
+// The page reads these at start (src/hub/hub-settings.ts, src/ui/engine-settings.ts); the keys
+// are private there, so headless-storage.test.ts checks that both still agree.
+/** localStorage key of the page's hub settings (endpoint, token). */
 export const HUB_SETTINGS_KEY = 'lmtab.hub-settings';
+/** localStorage key of the page's engine load settings. */
 export const ENGINE_SETTINGS_KEY = 'lmtab.engine-settings';
 
 /**

@@ -30,4 +30,4 @@ VOLUME ["/data"]
 # 1234: lmtab and OpenAI clients; 11434: Ollama clients; 8080: inside Kubernetes.
 EXPOSE 1234 11434 8080
 ENTRYPOINT ["tini", "--", "node", "/opt/lmtab/bin/lmtab.js"]
-CMD ["serve", "--host", "0.0.0.0", "--port", "1234"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "1234", "--headless", "--profile-dir", "/data/browser"]

@@ -23,7 +23,7 @@ describe('renderDockerfile', () => {
       expect(text).toMatch(/^USER node$/m);
       expect(text).toMatch(/^EXPOSE 1234 11434 8080$/m);
       expect(text.trimEnd().split('\n').at(-1)).toBe(
-        'CMD ["serve", "--host", "0.0.0.0", "--port", "1234"]',
+        'CMD ["serve", "--host", "0.0.0.0", "--port", "1234", "--headless", "--profile-dir", "/data/browser"]',
       );
     },
   );

@@ -64,7 +64,8 @@ export function renderDockerfile(options: DockerfileOptions): string {
     '# 1234: lmtab and OpenAI clients; 11434: Ollama clients; 8080: inside Kubernetes.',
     'EXPOSE 1234 11434 8080',
     'ENTRYPOINT ["tini", "--", "node", "/opt/lmtab/bin/lmtab.js"]',
-    'CMD ["serve", "--host", "0.0.0.0", "--port", "1234"]',
+    // The headless engine's profile on the volume: downloaded weights outlive the container.
+    `CMD ["serve", "--host", "0.0.0.0", "--port", "1234", "--headless", "--profile-dir", "${DATA_DIR}/browser"]`,
     '',
   ];
   return lines.join('\n');

@@ -344,8 +344,7 @@ async function relayFetch(relayUrl: string, spec: GenerateSpec): Promise<StreamT
   return timeSseStream(response.body, clock);
 }
 
-const relayMissing =
-  "the relay's WebSocket engine transport (branch relay) is not merged into this build yet";
+const relayMissing = 'the bench page could not connect to the relay as its engine tab';
 
 async function transportRows(
   ctx: Context,

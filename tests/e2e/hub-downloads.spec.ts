@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { FakeHub } from '../support/fake-hub.js';
-import { openApp } from './support/app.js';
+import { openApp, openTab } from './support/app.js';
 import {
   downloadItem,
   openRepo,
@@ -31,6 +31,7 @@ test('search LFM2, choose a quantization, watch the download, and chat with the 
   page,
 }) => {
   await openApp(page);
+  await openTab(page, 'Discover');
   await page.getByLabel('Hub endpoint').fill(hub.url);
   await page.getByLabel('Hub endpoint').press('Tab');
   await page.getByLabel('Search models').fill('LFM2');

@@ -4,7 +4,6 @@ import { toLmtabError } from '../errors/index.js';
 import { reportErrors } from './cloud-cli-context.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 import { parsePortNumber } from './cloud-gateway-command.js';
-import { serveApp } from './cloud-serve-app.js';
 
 /** Options of `lmtab cloud replica`, as the Knative Service's container arguments spell them. */
 interface ReplicaOptions {
@@ -54,6 +53,8 @@ export function cloudReplicaCommand(context: CloudCliContext): Command {
           keepAlive: options.keepAlive,
         });
         const say = (line: string) => context.stdout(`lmtab: ${line}\n`);
+        // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
+        const { serveApp } = await import('./cloud-serve-app.js');
         const server = await serveApp(context, {
           definition,
           host: options.host,

@@ -13,7 +13,6 @@ import { reportErrors } from './cloud-cli-context.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 import { parseAuth } from './cloud-deploy-command.js';
 import { parsePortNumber } from './cloud-gateway-command.js';
-import { serveApp } from './cloud-serve-app.js';
 
 /** Options of `lmtab cloud run`. */
 interface CloudRunOptions {
@@ -71,6 +70,8 @@ export function cloudRunCommand(context: CloudCliContext): Command {
         assertDnsLabel(options.org, 'an org');
         const say = (line: string) => context.stderr(`lmtab: ${line}\n`);
         const { definition } = loaded;
+        // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
+        const { serveApp } = await import('./cloud-serve-app.js');
         const server = await serveApp(context, {
           definition,
           host: '127.0.0.1',

@@ -3,7 +3,6 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import { LmtabError } from '../errors/index.js';
 import { isAppDefinition } from './define-app.js';
@@ -107,6 +106,8 @@ export async function loadApp(
   try {
     let code: string;
     try {
+      // Loaded on demand, so commands that never load an app file do not pay for it.
+      const { build } = await import('esbuild');
       const result = await build({
         entryPoints: [path],
         bundle: true,

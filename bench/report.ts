@@ -118,7 +118,7 @@ export function machineLine(results: BenchResults): string {
 /** The settings in words. */
 function settingsLine(results: BenchResults): string {
   const s = results.settings;
-  return `Each figure is the median of ${s.runs} run${s.runs === 1 ? '' : 's'} (min–max in parentheses). Prompt: ${s.promptTokens}-token raw prompt; decode: ${s.decodeTokens} tokens, end-of-sequence ignored, greedy; chat: ${s.turns} turns of ${s.userMessageTokens}-token user messages and ${s.replyTokens}-token answers; transport: ${s.transportPromptTokens}-token message, ${s.transportDecodeTokens}-token answer; concurrency: ${s.clientTokens}-token answers; context ${s.contextLength}. "N×" is the figure divided by native llama.cpp's (same file, same threads), or by the direct call's / one client's.`;
+  return `Each figure is the median of ${s.runs} run${s.runs === 1 ? '' : 's'} (min–max in parentheses). Prompt: ${s.promptTokens}-token raw prompt; decode: ${s.decodeTokens} tokens, end-of-sequence ignored, greedy; chat: ${s.turns} turns of ${s.userMessageTokens}-token user messages and ${s.replyTokens}-token answers; transport: ${s.transportPromptTokens}-token message, ${s.transportDecodeTokens}-token answer, ${s.transportRuns} runs; concurrency: ${s.clientTokens}-token answers; context ${s.contextLength}. "N×" is the figure divided by native llama.cpp's (same file, same threads), or by the direct call's / one client's.`;
 }
 
 /** The tables a README shows: engines, transports, concurrency, targets. */

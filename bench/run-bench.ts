@@ -45,6 +45,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     runs: { type: 'string' },
+    threads: { type: 'string' },
     port: { type: 'string', default: '41350' },
     webgpu: { type: 'string', default: 'auto' },
     'skip-llama-wasm': { type: 'boolean', default: false },
@@ -58,6 +59,7 @@ if (args.help) {
   --quick              tiny model, 1 run, short generations: proves the harness, measures nothing
   --sizes=350M,1.2B    model sizes (tiny, 350M, 1.2B); default 350M,1.2B (tiny with --quick)
   --runs=N             runs per figure; default 3 (1 with --quick)
+  --threads=1,4        thread counts; default 1, half the cores and all cores
   --port=41350         port of the relay that serves the bench page
   --webgpu=auto        auto: offer a WebGPU adapter if the browser has one (SwiftShader allowed);
                        swiftshader: force SwiftShader; off: no WebGPU
@@ -71,7 +73,10 @@ Environment: LMTAB_BROWSER (Chromium path), LMTAB_BENCH_BROWSER_ARGS (extra brow
 function settingsFromArgs(): BenchSettings {
   const settings = benchSettings(args.quick ?? false);
   if (args.sizes) settings.sizes = args.sizes.split(',').map((s) => s.trim() as BenchSize);
-  if (args.runs) settings.runs = Math.max(1, Number(args.runs));
+  if (args.runs) {
+    settings.runs = Math.max(1, Number(args.runs));
+    settings.transportRuns = Math.max(settings.runs, settings.transportRuns);
+  }
   return settings;
 }
 
@@ -344,8 +349,7 @@ async function relayFetch(relayUrl: string, spec: GenerateSpec): Promise<StreamT
   return timeSseStream(response.body, clock);
 }
 
-const relayMissing =
-  "the relay's WebSocket engine transport (branch relay) is not merged into this build yet";
+const relayMissing = 'the bench page could not connect to the relay as its engine tab';
 
 async function transportRows(
   ctx: Context,
@@ -359,12 +363,12 @@ async function transportRows(
   const paths = ['direct engine call', 'service worker', 'relay'] as const;
   const decode = new Map<string, number[]>(paths.map((p) => [p, []]));
   const ttft = new Map<string, number[]>(paths.map((p) => [p, []]));
-  for (let run = 0; run < settings.runs; run++) {
+  for (let run = 0; run < settings.transportRuns; run++) {
     // Rotate the order so that drift on a busy machine does not favour one path.
     for (let i = 0; i < paths.length; i++) {
       const path = paths[(run + i) % paths.length]!;
       if (path === 'relay' && !ctx.relayConnected) continue;
-      log(`transport ${path} ${model.size}: run ${run + 1}/${settings.runs}`);
+      log(`transport ${path} ${model.size}: run ${run + 1}/${settings.transportRuns}`);
       const spec: GenerateSpec = {
         model: model.id,
         messages: [{ role: 'user', content: texts.text(settings.transportPromptTokens) }],
@@ -539,7 +543,10 @@ async function main(): Promise<void> {
     };
     const childScript = join(cacheDir, 'runner/native-child.js');
     // All cores is lmtab's default; half of them is llama.cpp's and wllama's (physical cores).
-    const threadCounts = [...new Set([1, Math.floor(info.cores / 2) || 1, info.cores])];
+    const threadCounts = args.threads
+      ? args.threads.split(',').map((t) => Math.max(1, Number(t)))
+      : [...new Set([1, Math.floor(info.cores / 2) || 1, info.cores])];
+    const allThreads = Math.max(...threadCounts);
     const engines: EngineRow[] = [];
     for (const model of models) {
       if (!args['skip-native']) {
@@ -551,12 +558,12 @@ async function main(): Promise<void> {
         engines.push(await wllamaRow(ctx, model, threads, 'wasm'));
       engines.push(
         info.plan.backend === 'webgpu'
-          ? await wllamaRow(ctx, model, info.cores, 'webgpu')
+          ? await wllamaRow(ctx, model, allThreads, 'webgpu')
           : {
               size: model.size,
               engine: 'wllama',
               backend: 'webgpu',
-              threads: info.cores,
+              threads: allThreads,
               available: false,
               reason: info.plan.fallbackReason,
             },
@@ -566,11 +573,11 @@ async function main(): Promise<void> {
       }
     }
     const first = models[0]!;
-    const transport = await transportRows(ctx, first, info.cores);
-    const concurrency = await concurrencyRows(ctx, first, info.cores);
+    const transport = await transportRows(ctx, first, allThreads);
+    const concurrency = await concurrencyRows(ctx, first, allThreads);
     const checks = args['skip-llama-wasm']
       ? []
-      : await probeLlamaWasm(ctx, first, info.cores, visionId);
+      : await probeLlamaWasm(ctx, first, allThreads, visionId);
 
     const notMeasured: BenchResults['notMeasured'] = [];
     if (!ctx.relayConnected)

@@ -20,8 +20,10 @@ export interface BenchSettings {
   userMessageTokens: number;
   /** Tokens of each answer in the chat. */
   replyTokens: number;
-  /** User message of the transport figures (direct, service worker, relay). */
+  /** User message of the transport and concurrency figures (short: less prompt-time noise). */
   transportPromptTokens: number;
+  /** Runs of the transport figures (cheap, and their targets are small differences). */
+  transportRuns: number;
   /** Answer of the transport figures. */
   transportDecodeTokens: number;
   /** Concurrent clients of the throughput figure. */
@@ -45,6 +47,7 @@ export function benchSettings(quick: boolean): BenchSettings {
       userMessageTokens: 8,
       replyTokens: 8,
       transportPromptTokens: 8,
+      transportRuns: 1,
       transportDecodeTokens: 16,
       clients: [1, 4, 8],
       clientTokens: 8,
@@ -60,7 +63,8 @@ export function benchSettings(quick: boolean): BenchSettings {
     turns: 5,
     userMessageTokens: 48,
     replyTokens: 64,
-    transportPromptTokens: 48,
+    transportPromptTokens: 8,
+    transportRuns: 5,
     transportDecodeTokens: 128,
     clients: [1, 4, 8],
     clientTokens: 128,

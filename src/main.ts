@@ -20,8 +20,9 @@ function controllerChange(): Promise<void> {
 /**
  * Registers the service worker through workbox-window, waits until it controls the page (the first
  * visit too: the worker claims it, so no reload is needed for the API) and offers a waiting update.
+ * `bypassed`: the page loaded past an already active worker (a hard reload).
  */
-async function registerServiceWorker(app: LmtabApp | null): Promise<void> {
+async function registerServiceWorker(app: LmtabApp | null): Promise<{ bypassed: boolean }> {
   const url = import.meta.env.DEV ? '/sw/sw.ts' : '/sw.js';
   const workbox = new Workbox(url, { type: 'module', scope: '/' });
   workbox.addEventListener('waiting', () => app && (app.updateState = 'waiting'));
@@ -36,12 +37,14 @@ async function registerServiceWorker(app: LmtabApp | null): Promise<void> {
     void controllerChange().then(() => location.reload());
     workbox.messageSkipWaiting();
   });
-  if (!navigator.serviceWorker.controller) {
-    const controlled = controllerChange();
-    // A hard reload bypasses an already active worker: ask it to claim this page.
-    registration?.active?.postMessage({ type: 'lmtab:claim' });
-    await controlled;
-  }
+  if (navigator.serviceWorker.controller) return { bypassed: false };
+  const controlled = controllerChange();
+  // An active worker that does not control the page was bypassed (a hard reload): ask it to
+  // claim the page. On a first visit the new worker claims it once active.
+  const active = registration?.active ?? null;
+  active?.postMessage({ type: 'lmtab:claim' });
+  await controlled;
+  return { bypassed: active !== null };
 }
 
 /**
@@ -90,8 +93,10 @@ async function main(): Promise<void> {
     );
     return;
   }
-  await registerServiceWorker(app);
-  if (reloadForIsolation()) return;
+  const { bypassed } = await registerServiceWorker(app);
+  // After a hard reload Chrome bypasses the worker for reloads of that page too: a reload would
+  // not isolate it, so it runs with one thread until the next normal visit.
+  if (!bypassed && reloadForIsolation()) return;
   const host = startEngineHost({
     startEngine: () => startEngineWorker(loadEngineSettings()),
     // Tests and people can see which tab holds the engine.

@@ -1,6 +1,11 @@
 // The bench page: lmtab's engine host (service worker path, relay path) with a direct line to the
 // engine, and node-llama-wasm on the same files from IndexedDB. `npm run bench` drives it.
-import { startEngineHost } from '../../src/bridge/index.js';
+import {
+  connectRelay,
+  engineSocketPath,
+  startEngineHost,
+  type EngineHostHandle,
+} from '../../src/bridge/index.js';
 import { planBackend, probeCapabilities } from '../../src/engine/index.js';
 import type {
   EngineInfo,
@@ -15,6 +20,7 @@ import { StreamClock, timeSseStream, type StreamTiming } from '../stream-timing.
 import type { BenchPageApi } from './bench-api.js';
 import { createLlamaWasmRunner } from './llama-wasm-runner.js';
 import type { FromWorker, ToWorker, WorkerCall } from './worker-protocol.js';
+import packageJson from '../../package.json';
 
 const now = () => performance.now();
 const status = document.querySelector('#status')!;
@@ -160,10 +166,7 @@ const api: BenchPageApi = {
     const timings = await Promise.all(specs.map(viaFetch));
     return { wallMs: now() - started, timings };
   },
-  async connectRelay() {
-    // The relay's engine transport is not on this branch yet (see bench/README.md).
-    return false;
-  },
+  connectRelay: () => joinRelay(),
   llamaWasmLoad: (model, config) => llamaWasm.load(model, config),
   llamaWasmGenerate: (spec) => llamaWasm.generate(spec),
   llamaWasmChat: (workload) =>
@@ -175,10 +178,29 @@ const api: BenchPageApi = {
   llamaWasmProbeImages: (model) => llamaWasm.probeImages(model),
 };
 
+let host: EngineHostHandle | undefined;
+
+/** Serves the relay that served this page, as the app's server panel does; false if it cannot. */
+function joinRelay(timeoutMs = 15_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    connectRelay({
+      url: `ws://${location.host}${engineSocketPath}`,
+      connect: () => host?.connect(),
+      version: packageJson.version,
+      onEvent: (event) => {
+        if (event.type !== 'state' || event.state !== 'connected') return;
+        clearTimeout(timer);
+        resolve(true);
+      },
+    });
+  });
+}
+
 async function main(): Promise<void> {
   await registerServiceWorker();
   await new Promise<void>((resolve) => {
-    startEngineHost({
+    host = startEngineHost({
       startEngine: () => ({
         connect() {
           const channel = new MessageChannel();

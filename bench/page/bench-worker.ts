@@ -2,6 +2,7 @@
 // The bench's engine worker: lmtab's own wllama engine and API router, as in the app's worker, plus
 // a direct channel that calls the engine without the router, the service worker or the relay.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from '../../src/api/index.js';
 import { servePort, type FrameHandler } from '../../src/bridge/index.js';
 import { createWllamaEngine, type Engine } from '../../src/engine/index.js';
@@ -10,6 +11,11 @@ import packageJson from '../../package.json';
 import type { FromWorker, ToWorker, WorkerCall, WllamaBenchConfig } from './worker-protocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
+
+// As in the app's worker: wllama rejects one more promise after an aborted stream; not an error.
+self.addEventListener('unhandledrejection', (event) => {
+  if (event.reason instanceof WllamaAbortError) event.preventDefault();
+});
 
 const store = createIdbModelStore();
 // The bench decides when models load and unload.

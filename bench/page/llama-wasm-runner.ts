@@ -201,11 +201,11 @@ export function createLlamaWasmRunner(store: Pick<ModelStore, 'open'>) {
         ],
         n_predict: 1,
       });
-      const promptOf = (r: typeof text) => r.timings?.prompt_n ?? r.tokens_evaluated;
+      // tokens_evaluated, not prompt_n: prompt_n leaves out what the prompt cache already held.
       return {
         need: 'images',
-        supported: enabled && promptOf(image) > promptOf(text),
-        evidence: `initMultimodal(projector Blob) answered ${enabled}; a 64x48 PNG as an image_url part made the prompt ${promptOf(image)} tokens against ${promptOf(text)} without it`,
+        supported: enabled && image.tokens_evaluated > text.tokens_evaluated,
+        evidence: `initMultimodal(projector Blob) answered ${enabled}; with a 64x48 PNG as an image_url part the model evaluated ${image.tokens_evaluated} tokens, against ${text.tokens_evaluated} for the same message without it`,
       };
     } catch (error) {
       return { need: 'images', supported: false, evidence: `failed: ${String(error)}` };

@@ -73,9 +73,10 @@ function memoryStore() {
 }
 
 function fakeFetch(files: Map<string, Uint8Array>, log: string[] = []): typeof fetch {
-  return (input) => {
+  return (input, init) => {
     const url = String(input);
     log.push(url);
+    expect(init?.cache).toBe('no-store');
     const body = files.get(url);
     return Promise.resolve(
       body

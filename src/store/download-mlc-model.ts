@@ -68,7 +68,8 @@ async function fetchOk(
 ): Promise<Response> {
   let response: Response;
   try {
-    response = await fetcher(url, { signal });
+    // The store keeps the bytes: no second copy in the browser's HTTP cache.
+    response = await fetcher(url, { signal, cache: 'no-store' });
   } catch (error) {
     if (signal?.aborted) throw error;
     throw failed(url, error instanceof Error ? error.message : String(error), error);

@@ -242,7 +242,7 @@ export class LmtabChatMessage extends LitElement {
               ${this.stats ? this.renderStats(this.stats) : nothing}
               <span class="actions">
                 ${
-                  this.content
+                  this.content.trim() !== ''
                     ? html`<button
                         class="ghost small"
                         type="button"

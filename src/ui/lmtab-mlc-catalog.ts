@@ -159,7 +159,10 @@ export class LmtabMlcCatalog extends LitElement {
       );
     } catch (error) {
       this.setProgress(entry.catalogId, undefined);
-      this.setError(entry.catalogId, error instanceof Error ? error.message : String(error));
+      // A cancelled download keeps its finished files: downloading again resumes.
+      if (!controller.signal.aborted) {
+        this.setError(entry.catalogId, error instanceof Error ? error.message : String(error));
+      }
     } finally {
       this.downloads.delete(entry.catalogId);
     }
@@ -173,8 +176,16 @@ export class LmtabMlcCatalog extends LitElement {
     let action;
     if (this.stored.has(entry.catalogId)) action = html`<span class="meta">Downloaded</span>`;
     else if (unsupported) action = html`<span class="meta">Not on this GPU: ${unsupported}</span>`;
-    else if (progress) action = html`<span class="progress" role="status">${progress}</span>`;
-    else {
+    else if (progress) {
+      action = html`<span class="progress" role="status">${progress}</span>
+        <button
+          type="button"
+          aria-label=${`Cancel download of ${entry.catalogId}`}
+          @click=${() => this.downloads.get(entry.catalogId)?.abort()}
+        >
+          Cancel
+        </button>`;
+    } else {
       action = html`<button
         type="button"
         aria-label=${`Download ${entry.catalogId}`}

@@ -140,9 +140,19 @@ test.describe('an MLC model from the fake hub @webgpu', () => {
     await openApp(page);
     await mountCatalog(page, appConfig);
     const entry = page.locator('li[data-model="Tiny-q4f32_1-MLC"]');
-    await entry.getByRole('button', { name: 'Download Tiny-q4f32_1-MLC' }).click();
+    const download = entry.getByRole('button', { name: 'Download Tiny-q4f32_1-MLC' });
+    await download.click();
     await expect(entry.getByRole('status')).toContainText('Downloading params_shard_0.bin');
+    // Cancel part-way, then download again: the finished files are kept.
+    await entry.getByRole('button', { name: 'Cancel download of Tiny-q4f32_1-MLC' }).click();
+    await expect(download).toBeVisible();
+    await expect(entry.getByRole('alert')).toHaveCount(0);
+    await download.click();
     await expect(entry).toContainText('Downloaded', { timeout: 60_000 });
+    const fetched = (path: string) =>
+      hub!.requestsFor(`mlc-ai/Tiny-q4f32_1-MLC/${path}`).filter((r) => r.method === 'GET').length;
+    expect(fetched('tokenizer.json')).toBe(1);
+    expect(fetched('params_shard_0.bin')).toBe(2);
 
     const listed = await page.evaluate(async () => (await fetch('/v1/models')).json());
     expect(listed.data.map((m: { id: string }) => m.id)).toContain('Tiny-q4f32_1-MLC');

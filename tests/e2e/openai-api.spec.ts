@@ -188,7 +188,9 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
       };
     }, model);
     expect(result.aborted).toBe(true);
-    expect(result.received).toBe(3);
+    // A token already in flight when the abort was sent may still arrive; thousands may not.
+    expect(result.received).toBeGreaterThanOrEqual(3);
+    expect(result.received).toBeLessThan(20);
     expect(result.activeDuring).toBe(1);
     expect(result.activeAfter).toBe(0);
     expect(result.next.finish_reason).toBe('length');

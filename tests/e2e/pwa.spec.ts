@@ -151,6 +151,33 @@ test.describe('offline PWA on a static host', () => {
     await expect(page.getByTestId('engine-info')).toContainText(/WebAssembly, [2-9]\d* threads/);
   });
 
+  test('after a hard reload, which bypasses the service worker, the worker claims the page again', async ({
+    context,
+    page,
+  }) => {
+    server = await startStaticServer({ root: distDir, port: staticPort });
+    await page.goto(server.url);
+    await waitForApp(page);
+    const cdp = await context.newCDPSession(page);
+    const served = server.requests.length;
+    await cdp.send('Page.reload', { ignoreCache: true });
+    await expect
+      .poll(() =>
+        page
+          .evaluate(
+            () =>
+              navigator.serviceWorker.controller !== null &&
+              document.querySelector('lmtab-app')?.ready === true,
+          )
+          .catch(() => false),
+      )
+      .toBe(true);
+    // The API answers through the worker again; Chrome keeps bypassing the worker on reloads of a
+    // hard-reloaded page, so the app does not reload in vain for isolation.
+    expect((await chat(page, 'none')).status).toBe(404);
+    expect(server.requests.slice(served).filter((path) => path === '/')).toHaveLength(1);
+  });
+
   test('a new build waits until "Reload to update", and the API answers across the update', async ({
     context,
   }) => {

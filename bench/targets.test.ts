@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { ConcurrencyRow, EngineRow, TransportRow } from './results.js';
+import { summarize, type Figure } from './stats.js';
+import { checkTargets } from './targets.js';
+
+const f = (...runs: number[]) => summarize(runs) as Figure;
+
+const transport = (path: TransportRow['path'], decode: number, ttft: number): TransportRow => ({
+  size: '350M',
+  path,
+  threads: 2,
+  available: true,
+  decodeTokS: f(decode),
+  ttftMs: f(ttft),
+});
+
+const engine = (overrides: Partial<EngineRow>): EngineRow => ({
+  size: '350M',
+  engine: 'wllama',
+  backend: 'wasm',
+  threads: 2,
+  available: true,
+  ...overrides,
+});
+
+describe('checkTargets', () => {
+  it('checks the service worker against the direct call, and leaves an unmeasured relay open', () => {
+    const checks = checkTargets({
+      engines: [],
+      transport: [
+        transport('direct engine call', 20, 500),
+        transport('service worker', 19.5, 515),
+        { size: '350M', path: 'relay', threads: 2, available: false, reason: 'no relay' },
+      ],
+      concurrency: [],
+    });
+    expect(checks.map((c) => [c.met, c.measured])).toEqual([
+      [true, '19.5 against 20.0 tok/s (−2.5%)'],
+      [true, '515 against 500 ms (+15 ms)'],
+      [undefined, 'not measured: no relay'],
+      [undefined, 'not measured: no relay'],
+    ]);
+  });
+
+  it('checks the last turn against the same conversation from scratch, and decode against native', () => {
+    const checks = checkTargets({
+      engines: [
+        engine({
+          engine: 'llama.cpp (native)',
+          backend: 'cpu',
+          decodeTokS: f(40),
+          promptTokS: f(200),
+        }),
+        engine({
+          decodeTokS: f(12, 13, 14),
+          promptTokS: f(18),
+          ttftLastTurnMs: f(1000),
+          ttftLastTurnColdMs: f(4000),
+        }),
+      ],
+      transport: [],
+      concurrency: [],
+    });
+    expect(checks).toEqual([
+      expect.objectContaining({ met: false, measured: expect.stringContaining('(4.0x faster)') }),
+      expect.objectContaining({
+        met: false,
+        measured: '13.0 against 40.0 tok/s (33%); prompt 18.0 against 200.0 tok/s (9%)',
+      }),
+    ]);
+  });
+
+  it('compares 4 clients with 1 through the same transport', () => {
+    const row = (clients: number, tokS: number): ConcurrencyRow => ({
+      size: '350M',
+      via: 'relay',
+      clients,
+      threads: 2,
+      available: true,
+      aggregateTokS: f(tokS),
+    });
+    const [check] = checkTargets({
+      engines: [],
+      transport: [],
+      concurrency: [row(1, 10), row(4, 16), row(8, 20)],
+    });
+    expect(check).toMatchObject({ met: true, measured: '16.0 against 10.0 tok/s (1.60x)' });
+  });
+});

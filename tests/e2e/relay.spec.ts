@@ -6,7 +6,7 @@ import { Ollama } from 'ollama';
 import OpenAI, { APIError, BadRequestError, NotFoundError } from 'openai';
 import WebSocket from 'ws';
 import type { Relay } from '../../src/relay/index.js';
-import { importModel, pngDataUri } from './support/app.js';
+import { importModel, openTab, pngDataUri } from './support/app.js';
 import {
   openEngineTab,
   openPage,
@@ -217,6 +217,7 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     await importModel(page, 'tiny-lfm2moe.gguf');
     await importModel(page, 'tiny-lfm2.gguf');
 
+    await openTab(page, 'Developer');
     const panel = page.locator('lmtab-server-panel');
     await expect(panel.getByTestId('base-url')).toHaveText(`${relay.url}/v1`);
     await expect(panel.getByTestId('lan-url')).toHaveCount(0);

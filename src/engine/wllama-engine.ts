@@ -1,5 +1,6 @@
-import { Wllama, WllamaAbortError } from '@wllama/wllama/esm/index.js';
+import { Wllama, WllamaAbortError, WllamaRuntimeError } from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
+import { readGgufHeader } from '../store/gguf-header.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 import { probeCapabilities, type Capabilities } from './capability-probe.js';
 import type {
@@ -19,6 +20,7 @@ import { LogRing } from './log-ring.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 import { SlotQueue } from './slot-queue.js';
+import { unsafeByteTokens, VALID_UTF8_GRAMMAR } from './utf8-guard.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -48,6 +50,12 @@ interface Resident {
   sizeBytes: number;
   contextLength: number;
   info: EngineInfo;
+  /** The engine's last log lines, quoted in load and generation failures. */
+  log: LogRing;
+  /** Token ids that would make the output malformed UTF-8 (see utf8-guard.ts). */
+  unsafeTokens: number[];
+  /** Set when wllama failed at runtime: it rejected every pending task, so it restarts when idle. */
+  broken?: boolean;
   active: number;
   /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
   slots: SlotQueue;
@@ -68,7 +76,10 @@ interface WllamaChunk {
 }
 
 /** llama-server's sampling fields, as wllama forwards them. */
-function samplingParams(sampling: SamplingOptions): Record<string, unknown> {
+function samplingParams(
+  sampling: SamplingOptions,
+  unsafeTokens: number[],
+): Record<string, unknown> {
   const params: Record<string, unknown> = {
     temperature: sampling.temperature,
     top_p: sampling.topP,
@@ -83,6 +94,8 @@ function samplingParams(sampling: SamplingOptions): Record<string, unknown> {
     ignore_eos: sampling.ignoreEos,
     // Reuse the KV cache of the longest matching prefix: later chat turns skip re-processing.
     cache_prompt: true,
+    grammar: VALID_UTF8_GRAMMAR,
+    logit_bias: unsafeTokens.map((id) => [id, false]),
   };
   for (const key of Object.keys(params)) if (params[key] === undefined) delete params[key];
   return params;
@@ -140,6 +153,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
 
   async function start(record: ModelRecord, info: EngineInfo, contextLength: number) {
     const blobs = await options.store.open(record.id);
+    const { metadata } = await readGgufHeader(blobs.model[0]!);
     const log = new LogRing(200);
     const wllama = new Wllama(
       { default: options.wasmUrl },
@@ -160,7 +174,12 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         { cause: error },
       );
     }
-    return { wllama, info: confirmBackend(info, log.lines()) };
+    return {
+      wllama,
+      log,
+      unsafeTokens: unsafeByteTokens(metadata),
+      info: confirmBackend(info, log.lines()),
+    };
   }
 
   async function loadRecord(record: ModelRecord, contextLength: number): Promise<Resident> {
@@ -182,6 +201,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     return {
       model: record.id,
       wllama: started.wllama,
+      log: started.log,
+      unsafeTokens: started.unsafeTokens,
       info: started.info,
       sizeBytes: record.sizeBytes,
       contextLength,
@@ -216,6 +237,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       let loadMs = 0;
       const fits =
         resident?.model === model &&
+        !resident.broken &&
         (contextLength === undefined || resident.contextLength >= wanted);
       if (!fits) {
         await unloadResident();
@@ -234,6 +256,12 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     current.active -= 1;
     if (current.active > 0) return;
     for (const resolve of current.idle.splice(0)) resolve();
+    if (current.broken) {
+      void serialized(async () => {
+        if (resident === current && current.active === 0) await unloadResident();
+      });
+      return;
+    }
     current.expiresAt = clock() + keepAliveMs;
     clearTimeout(current.timer);
     current.timer = setTimeout(() => {
@@ -252,7 +280,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     try {
       releaseSlot = await current.slots.take(signal);
       const params = {
-        ...samplingParams(request.sampling),
+        ...samplingParams(request.sampling, current.unsafeTokens),
         stream: true as const,
         abortSignal: signal,
       };
@@ -265,7 +293,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
             })
           : wllamaRawCompletion(
               current.wllama,
-              { ...samplingParams(request.sampling), prompt: input.prompt },
+              { ...samplingParams(request.sampling, current.unsafeTokens), prompt: input.prompt },
               { signal },
             )
       ) as AsyncIterable<WllamaChunk>;
@@ -302,7 +330,15 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       if (error instanceof WllamaAbortError || signal?.aborted) {
         throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
       }
-      throw toLmtabError(error);
+      // wllama rejected every pending task of this instance; the next request gets a fresh one.
+      if (error instanceof WllamaRuntimeError) current.broken = true;
+      const failure = toLmtabError(error);
+      if (failure.code !== 'engine_failure') throw failure;
+      throw new LmtabError(
+        'engine_failure',
+        `${failure.message}. Last engine log: ${current.log.tail(3)}`,
+        { cause: error },
+      );
     } finally {
       releaseSlot?.();
       release(current);

@@ -34,6 +34,7 @@ test.describe('Developer tab', () => {
           messages: [{ role: 'user', content: 'Write a long story' }],
           stream: true,
           max_tokens: 4000,
+          ignore_eos: true,
         }),
         signal: controller.signal,
       })

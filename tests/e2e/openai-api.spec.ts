@@ -137,6 +137,34 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     );
   });
 
+  test('a long answer from a byte-level vocabulary stays valid UTF-8 to the end', async ({
+    page,
+  }) => {
+    // Random weights pick lone byte tokens often; before the UTF-8 guard, wllama threw on the first
+    // malformed piece (every few hundred tokens) and the answer ended in "engine_failure".
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const answers = await page.evaluate(async (model) => {
+      const ask = () =>
+        window.openai.chat.completions.create({
+          model,
+          messages: [{ role: 'user', content: 'Write a long story' }],
+          // Two answers share the 4,096-token context of the parallel slots.
+          max_tokens: 1500,
+          ignore_eos: true,
+        } as never);
+      const results = await Promise.all([ask(), ask()]);
+      return results.map((r) => ({
+        finish: r.choices[0].finish_reason,
+        tokens: r.usage?.completion_tokens,
+        bytes: new TextEncoder().encode(r.choices[0].message.content ?? '').length,
+      }));
+    }, model);
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ finish: 'length', tokens: 1500 });
+      expect(answer.bytes).toBeGreaterThan(500);
+    }
+  });
+
   test('an aborted stream stops generating, frees its slot, and the next request works', async ({
     page,
   }) => {

@@ -1,0 +1,49 @@
+import type { GgufMetadataValue } from '../store/gguf-header.js';
+
+/**
+ * Keeps llama.cpp's output valid UTF-8 inside wllama.
+ *
+ * wllama serializes every streamed piece with nlohmann::json's strict `dump()` (llama-server uses a
+ * replacing dump). A malformed byte makes it throw, which ends the answer with "Invalid typed array
+ * length", rejects every other pending request of that wllama instance, and leaves the request's
+ * slot generating. Byte-level vocabularies (LFM2's among them) can emit any single byte, so a model
+ * can write malformed text; random-weight test models do so every few hundred tokens.
+ *
+ * Two guards close it:
+ * - {@link VALID_UTF8_GRAMMAR} rejects a token that breaks a multi-byte sequence (a stray
+ *   continuation byte, a lead byte without its continuation); llama.cpp then resamples, so a valid
+ *   token costs one check.
+ * - llama.cpp's grammar decoder accepts some malformed lead bytes, so {@link unsafeByteTokens}
+ *   bans the single-byte tokens that start them: C0 and C1 (overlong), F5 to FF (beyond U+10FFFF),
+ *   and E0, ED, F0, F4 (whose second byte the decoder does not range-check). Characters behind those
+ *   leads still come through the vocabulary's merged tokens (`à¤`, `ðŁ`).
+ */
+export const VALID_UTF8_GRAMMAR = 'root ::= [^\\x00]*';
+
+/** Lead bytes that never start valid UTF-8, or that llama.cpp's grammar decoder checks too loosely. */
+const unsafeLeadBytes = [0xc0, 0xc1, 0xe0, 0xed, 0xf0, 0xf4];
+for (let byte = 0xf5; byte <= 0xff; byte++) unsafeLeadBytes.push(byte);
+
+/**
+ * The ids of the vocabulary's single-byte tokens for {@link unsafeLeadBytes}: GPT-2 style byte
+ * tokens (`tokenizer.ggml.model` = `gpt2`) or SentencePiece byte-fallback tokens (`<0xE0>`).
+ * An unknown tokenizer gives none.
+ */
+export function unsafeByteTokens(metadata: ReadonlyMap<string, GgufMetadataValue>): number[] {
+  const tokens = metadata.get('tokenizer.ggml.tokens');
+  if (!Array.isArray(tokens)) return [];
+  const model = metadata.get('tokenizer.ggml.model');
+  const wanted = new Set(
+    unsafeLeadBytes.map((byte) =>
+      // GPT-2's byte-to-unicode table maps bytes from 0xAE on to the same code point.
+      model === 'gpt2'
+        ? String.fromCharCode(byte)
+        : `<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`,
+    ),
+  );
+  const ids: number[] = [];
+  tokens.forEach((token, id) => {
+    if (typeof token === 'string' && wanted.has(token)) ids.push(id);
+  });
+  return ids;
+}

@@ -15,6 +15,7 @@ import type {
   HubSettings,
 } from '../hub/index.js';
 import { DownloadManager } from '../store/index.js';
+import './lmtab-mlc-catalog.js';
 import type { DownloadState, DownloadStore, ModelRecord, ModelStore } from '../store/index.js';
 import type { DownloadAction } from './lmtab-download-list.js';
 import './lmtab-download-list.js';
@@ -311,6 +312,9 @@ export class LmtabDiscoverView extends LitElement {
           @download-action=${this.act}
         ></lmtab-download-list>
       </section>
+      <lmtab-mlc-catalog
+        .store=${isDownloadStore(this.store) ? this.store : undefined}
+      ></lmtab-mlc-catalog>
     `;
   }
 }

@@ -102,6 +102,11 @@ export class LmtabMlcCatalog extends LitElement {
     void this.start();
   }
 
+  override updated(changed: Map<string, unknown>) {
+    // The app hands its store over once it is open, after this element started.
+    if (changed.has('store') && this.store) void this.refreshStored();
+  }
+
   override disconnectedCallback() {
     super.disconnectedCallback();
     for (const controller of this.downloads.values()) controller.abort();

@@ -1,20 +1,22 @@
 import type { AppConfig } from '@mlc-ai/web-llm';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startFakeHub, type FakeHub } from '../support/fake-hub.js';
-import { openApp } from './support/app.js';
+import { openApp, openTab } from './support/app.js';
 
 /** The fake hub of these tests (web-llm's artifacts normally come from Hugging Face and GitHub). */
 const hubPort = 41321;
 
-/** Mounts `<lmtab-mlc-catalog>` on the app's store, as Discover will, with an optional catalog. */
-async function mountCatalog(page: Page, appConfig?: AppConfig): Promise<void> {
-  await page.waitForFunction(() => document.querySelector('lmtab-app')?.ready === true);
-  await page.evaluate((appConfig) => {
-    const catalog = document.createElement('lmtab-mlc-catalog');
-    if (appConfig) catalog.appConfig = appConfig;
-    catalog.store = document.querySelector('lmtab-app')!.store as never;
-    document.body.append(catalog);
-  }, appConfig);
+/** The Discover tab's WebGPU (MLC) catalog, on an optional catalog instead of web-llm's. */
+async function discoverCatalog(page: Page, appConfig?: AppConfig): Promise<Locator> {
+  await openTab(page, 'Discover');
+  const catalog = page.getByRole('tabpanel', { name: 'Discover' }).locator('lmtab-mlc-catalog');
+  await expect(catalog).toBeAttached();
+  if (appConfig) {
+    await catalog.evaluate((element, appConfig) => {
+      (element as HTMLElement & { appConfig: AppConfig }).appConfig = appConfig;
+    }, appConfig);
+  }
+  return catalog;
 }
 
 function adapterFeatures(page: Page): Promise<string[] | null> {
@@ -34,9 +36,8 @@ const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
 test('the WebGPU (MLC) catalog stays hidden without a WebGPU adapter', async ({ page }) => {
   await openApp(page);
   expect(await adapterFeatures(page)).toBeNull();
-  await mountCatalog(page);
-  const catalog = page.locator('lmtab-mlc-catalog');
-  await expect(catalog).toBeAttached();
+  const catalog = await discoverCatalog(page);
+  await expect(page.getByRole('tabpanel', { name: 'Discover' })).toBeVisible();
   await expect(catalog).toBeHidden();
   await expect(page.getByRole('heading', { name: 'WebGPU (MLC)' })).toHaveCount(0);
 });
@@ -47,14 +48,14 @@ test("web-llm's prebuilt catalog shows as WebGPU (MLC) models when an adapter ex
   await openApp(page);
   const features = await adapterFeatures(page);
   expect(features).not.toBeNull();
-  await mountCatalog(page);
+  const catalog = await discoverCatalog(page);
   await expect(page.getByRole('heading', { name: 'WebGPU (MLC)' })).toBeVisible();
-  const f32 = page.locator('li[data-model="SmolLM2-360M-Instruct-q4f32_1-MLC"]');
+  const f32 = catalog.locator('li[data-model="SmolLM2-360M-Instruct-q4f32_1-MLC"]');
   await expect(f32).toContainText('WebGPU (MLC)');
   await expect(
     f32.getByRole('button', { name: 'Download SmolLM2-360M-Instruct-q4f32_1-MLC' }),
   ).toBeVisible();
-  const f16 = page.locator('li[data-model="SmolLM2-360M-Instruct-q4f16_1-MLC"]');
+  const f16 = catalog.locator('li[data-model="SmolLM2-360M-Instruct-q4f16_1-MLC"]');
   if (features!.includes('shader-f16')) {
     await expect(f16.getByRole('button')).toBeVisible();
   } else {
@@ -63,7 +64,7 @@ test("web-llm's prebuilt catalog shows as WebGPU (MLC) models when an adapter ex
       'Not on this GPU: needs the WebGPU feature shader-f16, which this GPU lacks',
     );
   }
-  await expect(page.locator('li[data-model^="snowflake-arctic-embed"]')).toHaveCount(0);
+  await expect(catalog.locator('li[data-model^="snowflake-arctic-embed"]')).toHaveCount(0);
 });
 
 test.describe('an MLC model from the fake hub @webgpu', () => {
@@ -138,8 +139,8 @@ test.describe('an MLC model from the fake hub @webgpu', () => {
       ],
     };
     await openApp(page);
-    await mountCatalog(page, appConfig);
-    const entry = page.locator('li[data-model="Tiny-q4f32_1-MLC"]');
+    const catalog = await discoverCatalog(page, appConfig);
+    const entry = catalog.locator('li[data-model="Tiny-q4f32_1-MLC"]');
     const download = entry.getByRole('button', { name: 'Download Tiny-q4f32_1-MLC' });
     await download.click();
     await expect(entry.getByRole('status')).toContainText('Downloading params_shard_0.bin');

@@ -6,6 +6,7 @@ import { Ollama } from 'ollama';
 import OpenAI, { APIError, BadRequestError, NotFoundError } from 'openai';
 import WebSocket from 'ws';
 import type { Relay } from '../../src/relay/index.js';
+import { repos, startE2eHub } from './support/hub.js';
 import { importModel, openTab, pngDataUri } from './support/app.js';
 import {
   openEngineTab,
@@ -695,4 +696,65 @@ test('lmtab serve --headless starts Chromium on its own app for the first reques
   });
   expect(noBrowser.child.exitCode).toBe(1);
   expect(noBrowser.output()).toContain('LMTAB_BROWSER is "/nonexistent/chrome"');
+});
+
+test('the Ollama client pulls from the hub through lmtab serve --headless, with progress, then chats with the model', async ({
+  page,
+}) => {
+  const port = relayPorts.pull;
+  const hub = await startE2eHub();
+  // The headless engine page gets HF_ENDPOINT from the relay's environment.
+  const cli = await runCli(
+    [
+      'serve',
+      '--headless',
+      '--port',
+      String(port),
+      '--profile-dir',
+      test.info().outputPath('profile'),
+    ],
+    { ...process.env, HF_ENDPOINT: hub.url },
+  );
+  try {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${port}` });
+    const model = `hf.co/${repos.vision}`;
+    const parts: { status: string; digest?: string; total?: number; completed?: number }[] = [];
+    for await (const part of await ollama.pull({ model, stream: true })) parts.push(part);
+    expect(parts[0]?.status).toBe('pulling manifest');
+    expect(parts.at(-1)?.status).toBe('success');
+    // Progress of both files, the model and its projector, ending complete.
+    const files = new Map<string, { total?: number; completed?: number }>();
+    for (const part of parts) if (part.digest) files.set(part.digest, part);
+    expect(files.size).toBe(2);
+    for (const [digest, last] of files) {
+      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(last.total).toBeGreaterThan(0);
+      expect(last.completed).toBe(last.total);
+    }
+
+    const pulled = `${model}:Q4_K_M`;
+    expect((await ollama.list()).models.map((m) => m.name)).toContain(pulled);
+    const answer = await ollama.chat({
+      model,
+      messages: [
+        {
+          role: 'user',
+          content: 'What is in this picture?',
+          images: [(await pngDataUri(page)).split(',')[1]!],
+        },
+      ],
+      options: { num_predict: 6, temperature: 0 },
+    });
+    expect(answer.model).toBe(pulled);
+    expect(answer.message.content.length).toBeGreaterThan(0);
+
+    await expect(ollama.pull({ model: 'hf.co/LiquidAI/Nope-GGUF' })).rejects.toThrow(
+      /Repository LiquidAI\/Nope-GGUF was not found/,
+    );
+    await ollama.delete({ model: pulled });
+    expect((await ollama.list()).models.map((m) => m.name)).not.toContain(pulled);
+  } finally {
+    expect(await stopCli(cli.child)).toBe(0);
+    await hub.close();
+  }
 });

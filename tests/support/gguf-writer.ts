@@ -1,4 +1,5 @@
-import { open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /** A typed GGUF metadata value (the subset of GGUF value types the fixtures need). */
 export type GgufValue =
@@ -237,6 +238,7 @@ export async function writeGgufFile(
   options: GgufWriteOptions = {},
 ): Promise<number> {
   const temporary = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.partial`;
+  await mkdir(dirname(path), { recursive: true });
   const file = await open(temporary, 'w');
   let bytes = 0;
   try {

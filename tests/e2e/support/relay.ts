@@ -10,6 +10,7 @@ export const relayPorts = {
   engines: 41312,
   headless: 41313,
   cors: 41314,
+  pull: 41315,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

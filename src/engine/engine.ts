@@ -106,6 +106,11 @@ export interface EngineInfo {
   crossOriginIsolated: boolean;
   /** Why WebGPU is not used, when it is not. */
   fallbackReason?: string;
+  /**
+   * The WebGPU adapter the engine's context offers, whether this engine uses it or not (web-llm's
+   * catalog needs it where llama.cpp cannot use it), so pages need not ask for one again.
+   */
+  gpu?: { adapter: string; features: string[] };
 }
 
 /** A model resident in memory. */

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { confirmBackend, planBackend } from './plan-backend.js';
 
-const gpu = { cores: 8, crossOriginIsolated: true, adapter: 'nvidia ampere', shaderF16: true };
+const gpu = {
+  cores: 8,
+  crossOriginIsolated: true,
+  adapter: 'nvidia ampere',
+  shaderF16: true,
+  features: ['shader-f16'],
+};
 
 describe('planBackend', () => {
   it('puts every layer on a WebGPU adapter that has shader-f16', () => {
@@ -12,6 +18,7 @@ describe('planBackend', () => {
       gpuLayers: 999,
       threads: 8,
       crossOriginIsolated: true,
+      gpu: { adapter: 'nvidia ampere', features: ['shader-f16'] },
     });
   });
 
@@ -38,10 +45,14 @@ describe('planBackend', () => {
         'wllama',
       ),
     ).toMatchObject({ backend: 'wasm', fallbackReason: 'no WebGPU adapter is available' });
-    expect(
-      planBackend({ ...gpu, adapter: 'google swiftshader', shaderF16: false }, {}, 'wllama')
-        .fallbackReason,
-    ).toContain('lacks shader-f16');
+    const swiftshader = planBackend(
+      { ...gpu, adapter: 'google swiftshader', shaderF16: false, features: ['subgroups'] },
+      {},
+      'wllama',
+    );
+    expect(swiftshader.fallbackReason).toContain('lacks shader-f16');
+    // The adapter stays on offer for web-llm, which runs f32 models without shader-f16.
+    expect(swiftshader.gpu).toEqual({ adapter: 'google swiftshader', features: ['subgroups'] });
   });
 
   it('uses one thread without cross-origin isolation', () => {

@@ -14,7 +14,12 @@ export function planBackend(
   engine: string,
 ): EngineInfo {
   const threads = caps.crossOriginIsolated ? Math.max(1, settings.threads ?? caps.cores) : 1;
-  const base = { engine, threads, crossOriginIsolated: caps.crossOriginIsolated };
+  const base: Pick<EngineInfo, 'engine' | 'threads' | 'crossOriginIsolated' | 'gpu'> = {
+    engine,
+    threads,
+    crossOriginIsolated: caps.crossOriginIsolated,
+  };
+  if (caps.adapter) base.gpu = { adapter: caps.adapter, features: caps.features ?? [] };
   let fallbackReason: string | undefined;
   if (settings.gpuLayers === 0) fallbackReason = 'GPU layers are set to 0 (CPU only)';
   else if (!caps.adapter) fallbackReason = caps.noAdapterReason ?? 'no WebGPU adapter is available';

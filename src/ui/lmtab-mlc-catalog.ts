@@ -1,10 +1,32 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { AppConfig } from '@mlc-ai/web-llm';
 import prebuiltAppConfig from 'virtual:web-llm-catalog';
-import { mlcCatalog, mlcUnsupportedReason, probeCapabilities } from '../engine/index.js';
-import type { Capabilities, MlcCatalogEntry } from '../engine/index.js';
+import { mlcCatalog, mlcUnsupportedReason } from '../engine/index.js';
+import type { MlcCatalogEntry } from '../engine/index.js';
+import { fetchEngineStatus } from './fetch-engine-status.js';
 import { downloadMlcModel, formatBytes, isComplete } from '../store/index.js';
 import type { ChunkWriter, ModelRecord, ModelStore } from '../store/index.js';
+
+/** A WebGPU adapter and its features; none when the browser offers no adapter. */
+export interface AdapterOnOffer {
+  adapter?: string;
+  features?: string[];
+}
+
+/**
+ * The adapter the engine worker found when it probed WebGPU (`GET /api/lmtab/engine`). Asking the
+ * engine rather than `navigator.gpu` keeps to one probe per page: on a machine without an adapter
+ * each `requestAdapter()` prints Chromium's "No available adapters." warning.
+ */
+export async function adapterOfEngine(): Promise<AdapterOnOffer> {
+  try {
+    const { gpu } = await fetchEngineStatus();
+    return gpu ? { adapter: gpu.adapter, features: gpu.features } : {};
+  } catch {
+    // No engine answers (yet): no catalog rather than one that cannot run.
+    return {};
+  }
+}
 
 /**
  * web-llm's catalog as "WebGPU (MLC)" models for Discover: shown only when the browser gives a
@@ -27,9 +49,9 @@ export class LmtabMlcCatalog extends LitElement {
   declare store: (ModelStore & ChunkWriter) | undefined;
   /** The catalog; default web-llm's `prebuiltAppConfig` (tests give one on a fake hub). */
   declare appConfig: AppConfig;
-  /** WebGPU probe; default {@link probeCapabilities}. */
-  declare probe: () => Promise<Capabilities>;
-  declare capabilities: Capabilities | undefined;
+  /** The WebGPU adapter on offer; default the engine's answer (see {@link adapterOfEngine}). */
+  declare probe: () => Promise<AdapterOnOffer>;
+  declare capabilities: AdapterOnOffer | undefined;
   declare stored: Set<string>;
   declare progress: Map<string, string>;
   declare errors: Map<string, string>;
@@ -38,7 +60,7 @@ export class LmtabMlcCatalog extends LitElement {
   constructor() {
     super();
     this.appConfig = prebuiltAppConfig;
-    this.probe = probeCapabilities;
+    this.probe = adapterOfEngine;
     this.stored = new Set();
     this.progress = new Map();
     this.errors = new Map();

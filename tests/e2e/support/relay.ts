@@ -10,7 +10,7 @@ export const relayPorts = {
   engines: 41312,
   headless: 41313,
   cors: 41314,
-  pull: 41315,
+  pull: 41316,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

@@ -18,6 +18,7 @@ import type {
   LoadedModel,
   LoadOptions,
 } from './engine.js';
+import { createResidency, type ResidencyState } from './residency.js';
 import { webLlmEvents } from './web-llm-events.js';
 import { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm-request.js';
 
@@ -53,16 +54,12 @@ export interface WebLlmEngineOptions {
   probe?: () => Promise<Capabilities>;
 }
 
-interface Resident {
+interface LoadedMlc {
   model: string;
   engine: WebLlmEngineLike;
   sizeBytes: number;
   contextLength: number;
   info: EngineInfo;
-  active: number;
-  expiresAt: number;
-  idle: Array<() => void>;
-  timer?: ReturnType<typeof setTimeout>;
 }
 
 /** web-llm's `ModelType.LLM` and `ModelType.VLM` (a runtime enum of the lazily loaded module). */
@@ -160,16 +157,8 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
   const dropCopies = options.dropCopies ?? defaultDropCopies;
   const nextTurn = createTurns();
   let capabilities: Promise<Capabilities> | undefined;
-  let resident: Resident | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
 
   const capabilitiesOnce = () => (capabilities ??= probe());
-
-  function serialized<T>(task: () => Promise<T>): Promise<T> {
-    const result = queue.then(task, task);
-    queue = result.catch(() => undefined);
-    return result;
-  }
 
   function baseInfo(caps: Capabilities, gpuLayers: number): EngineInfo {
     return {
@@ -204,7 +193,10 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     }
   }
 
-  async function loadRecord(record: ModelRecord, contextLength: number | undefined) {
+  async function loadRecord(
+    record: ModelRecord,
+    contextLength: number | undefined,
+  ): Promise<LoadedMlc> {
     const caps = await capabilitiesOnce();
     checkAdapter(record, caps);
     const appConfig: AppConfig = {
@@ -229,65 +221,23 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
       await dropCopies(record.id, appConfig).catch(() => undefined);
     }
     await options.store.touch(record.id);
-    const resident: Resident = {
+    return {
       model: record.id,
       engine,
       sizeBytes: record.sizeBytes,
       contextLength: contextLength ?? record.gguf.contextLength ?? 0,
       info: baseInfo(caps, record.gguf.blockCount ?? 0),
-      active: 0,
-      expiresAt: clock() + keepAliveMs,
-      idle: [],
     };
-    return resident;
   }
 
-  async function unloadResident(): Promise<void> {
-    const current = resident;
-    if (!current) return;
-    if (current.active > 0) await new Promise<void>((resolve) => current.idle.push(resolve));
-    if (resident !== current) return;
-    clearTimeout(current.timer);
-    resident = undefined;
-    await current.engine.unload();
-  }
-
-  function acquire(model: string, contextLength: number | undefined, signal?: AbortSignal) {
-    return serialized(async () => {
-      signal?.throwIfAborted();
-      const record = await options.store.get(model);
-      if (!record) {
-        throw new LmtabError('model_not_found', `Model "${model}" is not in the store.`, {
-          param: 'model',
-        });
-      }
-      const wanted = contextLength ?? options.contextLength;
-      let loadMs = 0;
-      const fits =
-        resident?.model === model && (wanted === undefined || resident.contextLength >= wanted);
-      if (!fits) {
-        await unloadResident();
-        const started = clock();
-        resident = await loadRecord(record, wanted);
-        loadMs = clock() - started;
-      }
-      const current = resident!;
-      clearTimeout(current.timer);
-      current.active += 1;
-      return { current, record, loadMs };
-    });
-  }
-
-  function release(current: Resident): void {
-    current.active -= 1;
-    if (current.active > 0) return;
-    for (const resolve of current.idle.splice(0)) resolve();
-    current.expiresAt = clock() + keepAliveMs;
-    clearTimeout(current.timer);
-    current.timer = setTimeout(() => {
-      if (resident === current && current.active === 0) void serialized(unloadResident);
-    }, keepAliveMs);
-  }
+  const residency = createResidency<LoadedMlc>({
+    store: options.store,
+    load: loadRecord,
+    unload: (current) => current.engine.unload(),
+    defaultContextLength: options.contextLength,
+    keepAliveMs,
+    clock,
+  });
 
   async function* generate(
     request: GenerateRequest,
@@ -295,7 +245,11 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
   ): AsyncGenerator<GenerateEvent> {
     const { signal } = generateOptions;
     const started = clock();
-    const { current, record, loadMs } = await acquire(request.model, request.contextLength, signal);
+    const { current, record, loadMs } = await residency.acquire(
+      request.model,
+      request.contextLength,
+      signal,
+    );
     let endTurn: (() => void) | undefined;
     const interrupt = () => void current.engine.interruptGenerate();
     try {
@@ -320,11 +274,11 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     } finally {
       signal?.removeEventListener('abort', interrupt);
       endTurn?.();
-      release(current);
+      residency.release(current);
     }
   }
 
-  function describe(current: Resident): LoadedModel {
+  function describe(current: LoadedMlc & ResidencyState): LoadedModel {
     return {
       model: current.model,
       sizeBytes: current.sizeBytes,
@@ -339,16 +293,20 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
   return {
     generate,
     async load(model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> {
-      const { current } = await acquire(model, loadOptions.contextLength, loadOptions.signal);
-      release(current);
+      const { current } = await residency.acquire(
+        model,
+        loadOptions.contextLength,
+        loadOptions.signal,
+      );
+      residency.release(current);
       return describe(current);
     },
-    unload: (model?: string) =>
-      serialized(async () => {
-        if (!model || resident?.model === model) await unloadResident();
-      }),
-    loaded: () => (resident ? [describe(resident)] : []),
-    info: async () => resident?.info ?? baseInfo(await capabilitiesOnce(), 0),
+    unload: (model?: string) => residency.unload(model),
+    loaded: () => {
+      const current = residency.resident();
+      return current ? [describe(current)] : [];
+    },
+    info: async () => residency.resident()?.info ?? baseInfo(await capabilitiesOnce(), 0),
     supportsImages: (record) => record.source.kind === 'mlc' && record.source.vision,
   };
 }

@@ -19,6 +19,7 @@ import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
+import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
 import { unsafeByteTokens, VALID_UTF8_GRAMMAR } from './utf8-guard.js';
 
@@ -44,7 +45,7 @@ export interface WllamaEngineOptions {
   probe?: () => Promise<Capabilities>;
 }
 
-interface Resident {
+interface LoadedWllama {
   model: string;
   wllama: Wllama;
   sizeBytes: number;
@@ -54,15 +55,11 @@ interface Resident {
   log: LogRing;
   /** Token ids that would make the output malformed UTF-8 (see utf8-guard.ts). */
   unsafeTokens: number[];
-  /** Set when wllama failed at runtime: it rejected every pending task, so it restarts when idle. */
-  broken?: boolean;
-  active: number;
   /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
   slots: SlotQueue;
-  expiresAt: number;
-  idle: Array<() => void>;
-  timer?: ReturnType<typeof setTimeout>;
 }
+
+type Resident = LoadedWllama & ResidencyState;
 
 /** What llama.cpp's chunks carry that lmtab reads (wllama's types lag the server's JSON). */
 interface WllamaChunk {
@@ -135,17 +132,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
   const parallel = options.parallel ?? 4;
   let capabilities: Promise<Capabilities> | undefined;
-  let resident: Resident | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
 
   const capabilitiesOnce = () => (capabilities ??= probe());
-
-  /** Runs model swaps one at a time, in arrival order. */
-  function serialized<T>(task: () => Promise<T>): Promise<T> {
-    const result = queue.then(task, task);
-    queue = result.catch(() => undefined);
-    return result;
-  }
 
   async function plannedInfo(): Promise<EngineInfo> {
     return planBackend(await capabilitiesOnce(), options, 'wllama');
@@ -182,7 +170,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     };
   }
 
-  async function loadRecord(record: ModelRecord, contextLength: number): Promise<Resident> {
+  async function loadRecord(record: ModelRecord, contextLength: number): Promise<LoadedWllama> {
     const planned = await plannedInfo();
     let started;
     try {
@@ -206,68 +194,19 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       info: started.info,
       sizeBytes: record.sizeBytes,
       contextLength,
-      active: 0,
       slots: new SlotQueue(parallel),
-      expiresAt: clock() + keepAliveMs,
-      idle: [],
     };
   }
 
-  async function unloadResident(): Promise<void> {
-    const current = resident;
-    if (!current) return;
-    if (current.active > 0) await new Promise<void>((resolve) => current.idle.push(resolve));
-    if (resident !== current) return;
-    clearTimeout(current.timer);
-    resident = undefined;
-    await current.wllama.exit();
-  }
-
-  /** Makes `model` resident (swapping out another) and takes a slot on it. */
-  function acquire(model: string, contextLength: number | undefined, signal?: AbortSignal) {
-    return serialized(async () => {
-      signal?.throwIfAborted();
-      const record = await options.store.get(model);
-      if (!record) {
-        throw new LmtabError('model_not_found', `Model "${model}" is not in the store.`, {
-          param: 'model',
-        });
-      }
-      const wanted = contextLength ?? options.contextLength ?? 4096;
-      let loadMs = 0;
-      const fits =
-        resident?.model === model &&
-        !resident.broken &&
-        (contextLength === undefined || resident.contextLength >= wanted);
-      if (!fits) {
-        await unloadResident();
-        const started = clock();
-        resident = await loadRecord(record, wanted);
-        loadMs = clock() - started;
-      }
-      const current = resident!;
-      clearTimeout(current.timer);
-      current.active += 1;
-      return { current, loadMs };
-    });
-  }
-
-  function release(current: Resident): void {
-    current.active -= 1;
-    if (current.active > 0) return;
-    for (const resolve of current.idle.splice(0)) resolve();
-    if (current.broken) {
-      void serialized(async () => {
-        if (resident === current && current.active === 0) await unloadResident();
-      });
-      return;
-    }
-    current.expiresAt = clock() + keepAliveMs;
-    clearTimeout(current.timer);
-    current.timer = setTimeout(() => {
-      if (resident === current && current.active === 0) void serialized(unloadResident);
-    }, keepAliveMs);
-  }
+  const defaultContextLength = options.contextLength ?? 4096;
+  const residency = createResidency<LoadedWllama>({
+    store: options.store,
+    load: (record, contextLength) => loadRecord(record, contextLength ?? defaultContextLength),
+    unload: (current) => current.wllama.exit(),
+    defaultContextLength,
+    keepAliveMs,
+    clock,
+  });
 
   async function* generate(
     request: GenerateRequest,
@@ -275,7 +214,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   ): AsyncGenerator<GenerateEvent> {
     const { signal } = generateOptions;
     const started = clock();
-    const { current, loadMs } = await acquire(request.model, request.contextLength, signal);
+    const { current, loadMs } = await residency.acquire(
+      request.model,
+      request.contextLength,
+      signal,
+    );
     let releaseSlot: (() => void) | undefined;
     try {
       releaseSlot = await current.slots.take(signal);
@@ -341,23 +284,27 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       );
     } finally {
       releaseSlot?.();
-      release(current);
+      residency.release(current);
     }
   }
 
   return {
     generate,
     async load(model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> {
-      const { current } = await acquire(model, loadOptions.contextLength, loadOptions.signal);
-      release(current);
+      const { current } = await residency.acquire(
+        model,
+        loadOptions.contextLength,
+        loadOptions.signal,
+      );
+      residency.release(current);
       return describe(current);
     },
-    unload: (model?: string) =>
-      serialized(async () => {
-        if (!model || resident?.model === model) await unloadResident();
-      }),
-    loaded: () => (resident ? [describe(resident)] : []),
-    info: async () => resident?.info ?? plannedInfo(),
+    unload: (model?: string) => residency.unload(model),
+    loaded: () => {
+      const current = residency.resident();
+      return current ? [describe(current)] : [];
+    },
+    info: async () => residency.resident()?.info ?? plannedInfo(),
     supportsImages: (record) => !!record.projector,
   };
 

@@ -12,20 +12,8 @@ import { runCommand } from './run-command.js';
 import { showCommand } from './show-command.js';
 import { cliHarness } from './testing/cli-harness.js';
 import type { CliHarness } from './testing/cli-harness.js';
+import { issueModelfile } from '../../tests/support/issue-modelfile.js';
 
-const modelfile = `FROM ./tiny.gguf
-TEMPLATE """<|startoftext|><|im_start|>system
-{{ .System }}<|im_end|>
-<|im_start|>user
-{{ .Prompt }}<|im_end|>
-<|im_start|>assistant
-"""
-PARAMETER temperature 0.3
-PARAMETER top_k 50
-PARAMETER repeat_penalty 1.05
-PARAMETER stop "<|im_end|>"
-PARAMETER stop "<|endoftext|>"
-`;
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
 let harness: CliHarness;
@@ -39,7 +27,7 @@ beforeEach(async () => {
   harness = await cliHarness({ records: [modelRecordFixture(), vision] });
   dir = await mkdtemp(join(tmpdir(), 'lmtab-cli-'));
   await writeFile(join(dir, 'tiny.gguf'), 'GGUF tiny model bytes');
-  await writeFile(join(dir, 'Modelfile'), modelfile);
+  await writeFile(join(dir, 'Modelfile'), issueModelfile);
   await writeFile(join(dir, 'cat.png'), png);
 });
 

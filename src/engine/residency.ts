@@ -48,6 +48,12 @@ export interface Residency<R extends ResidentModel> {
     contextLength: number | undefined,
     signal?: AbortSignal,
   ): Promise<Acquired<R & ResidencyState>>;
+  /** Makes `model` resident as {@link acquire} does, without keeping a request on it. */
+  load(
+    model: string,
+    contextLength: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<R & ResidencyState>;
   /** Ends a request taken by {@link acquire}; the last one starts the keep-alive timer. */
   release(current: R & ResidencyState): void;
   /** Unloads `model` (any model without one) once its requests end. */
@@ -138,6 +144,11 @@ export function createResidency<R extends ResidentModel>(
 
   return {
     acquire,
+    async load(model: string, contextLength: number | undefined, signal?: AbortSignal) {
+      const { current } = await acquire(model, contextLength, signal);
+      release(current);
+      return current;
+    },
     release,
     unload: (model?: string) =>
       serialized(async () => {

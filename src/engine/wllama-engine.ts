@@ -290,15 +290,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
 
   return {
     generate,
-    async load(model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> {
-      const { current } = await residency.acquire(
-        model,
-        loadOptions.contextLength,
-        loadOptions.signal,
-      );
-      residency.release(current);
-      return describe(current);
-    },
+    load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
+      describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),
     unload: (model?: string) => residency.unload(model),
     loaded: () => {
       const current = residency.resident();

@@ -3,20 +3,7 @@ import { LmtabError } from '../errors/index.js';
 import { formatModelfile } from './format-modelfile.js';
 import type { Modelfile } from './modelfile.js';
 import { parseModelfile } from './parse-modelfile.js';
-
-const issueModelfile = `FROM ./tiny.gguf
-TEMPLATE """<|startoftext|><|im_start|>system
-{{ .System }}<|im_end|>
-<|im_start|>user
-{{ .Prompt }}<|im_end|>
-<|im_start|>assistant
-"""
-PARAMETER temperature 0.3
-PARAMETER top_k 50
-PARAMETER repeat_penalty 1.05
-PARAMETER stop "<|im_end|>"
-PARAMETER stop "<|endoftext|>"
-`;
+import { issueModelfile } from '../../tests/support/issue-modelfile.js';
 
 describe('formatModelfile', () => {
   test("writes the issue's Modelfile back in Ollama's order", () => {

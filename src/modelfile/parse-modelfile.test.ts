@@ -2,20 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { LmtabError } from '../errors/index.js';
 import type { ModelCustomization } from '../store/index.js';
 import { parseModelfile } from './parse-modelfile.js';
-
-const issueModelfile = `FROM ./tiny.gguf
-TEMPLATE """<|startoftext|><|im_start|>system
-{{ .System }}<|im_end|>
-<|im_start|>user
-{{ .Prompt }}<|im_end|>
-<|im_start|>assistant
-"""
-PARAMETER temperature 0.3
-PARAMETER top_k 50
-PARAMETER repeat_penalty 1.05
-PARAMETER stop "<|im_end|>"
-PARAMETER stop "<|endoftext|>"
-`;
+import { issueModelfile } from '../../tests/support/issue-modelfile.js';
 
 function errorOf(text: string): string {
   try {

@@ -3,20 +3,7 @@ import { GoTemplate } from './go-template.js';
 import { parseModelfile } from './parse-modelfile.js';
 import type { PromptMessage } from './render-prompt.js';
 import { renderPrompt } from './render-prompt.js';
-
-const issueModelfile = `FROM ./tiny.gguf
-TEMPLATE """<|startoftext|><|im_start|>system
-{{ .System }}<|im_end|>
-<|im_start|>user
-{{ .Prompt }}<|im_end|>
-<|im_start|>assistant
-"""
-PARAMETER temperature 0.3
-PARAMETER top_k 50
-PARAMETER repeat_penalty 1.05
-PARAMETER stop "<|im_end|>"
-PARAMETER stop "<|endoftext|>"
-`;
+import { issueModelfile } from '../../tests/support/issue-modelfile.js';
 
 const chatml = `{{- range .Messages }}<|im_start|>{{ .Role }}
 {{ .Content }}<|im_end|>

@@ -9,25 +9,13 @@ import { pngDataUri } from './support/app.js';
 import { repos, startE2eHub } from './support/hub.js';
 import { fixtureDir } from './support/paths.js';
 import { openPage, startRelay } from './support/relay.js';
+import { issueModelfile } from '../support/issue-modelfile.js';
 
 /** The relay the CLI starts by itself; the unused port is for "no relay here". */
 const port = 41330;
 const unusedPort = 41339;
 const browser = process.env.LMTAB_BROWSER ?? '/usr/bin/chromium';
 
-const modelfile = `FROM ./tiny.gguf
-TEMPLATE """<|startoftext|><|im_start|>system
-{{ .System }}<|im_end|>
-<|im_start|>user
-{{ .Prompt }}<|im_end|>
-<|im_start|>assistant
-"""
-PARAMETER temperature 0.3
-PARAMETER top_k 50
-PARAMETER repeat_penalty 1.05
-PARAMETER stop "<|im_end|>"
-PARAMETER stop "<|endoftext|>"
-`;
 const visionModel = `hf.co/${repos.vision}:Q4_K_M`;
 
 interface CliResult {
@@ -67,7 +55,7 @@ test.beforeAll(async () => {
   await mkdir(work, { recursive: true });
   const fixtures = await ensureFixtures(fixtureDir);
   await copyFile(fixtures.lfm2, join(work, 'tiny.gguf'));
-  await writeFile(join(work, 'Modelfile'), modelfile);
+  await writeFile(join(work, 'Modelfile'), issueModelfile);
   hub = await startE2eHub();
 
   // The headless engine's profile (where the CLI's relay keeps it) learns the fake hub, and a PNG

@@ -178,3 +178,28 @@ export const controlStyles = css`
     }
   }
 `;
+
+/** The scrolling, centred page of a full-tab view (Developer, My Models) and its header. */
+export const pageStyles = css`
+  :host {
+    display: block;
+    height: 100%;
+    overflow-y: auto;
+  }
+  .page {
+    max-width: 72rem;
+    margin: 0 auto;
+    padding: 1.5rem 1.5rem 3rem;
+    display: flex;
+    flex-direction: column;
+    gap: 1.25rem;
+  }
+  header h2 {
+    font-size: 1.35rem;
+  }
+  header p {
+    margin: 0.35rem 0 0;
+    color: var(--lm-muted);
+    font-size: 0.9rem;
+  }
+`;

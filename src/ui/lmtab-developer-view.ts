@@ -1,6 +1,6 @@
 import { LitElement, css, html } from 'lit';
 import type { EngineHostHandle } from '../bridge/index.js';
-import { controlStyles } from './control-styles.js';
+import { controlStyles, pageStyles } from './control-styles.js';
 import { fetchEngineStatus, type EngineStatus } from './fetch-engine-status.js';
 import './lmtab-engine-panel.js';
 import './lmtab-load-settings.js';
@@ -45,27 +45,9 @@ export class LmtabDeveloperView extends LitElement {
 
   static override styles = [
     controlStyles,
+    pageStyles,
     css`
-      :host {
-        display: block;
-        height: 100%;
-        overflow-y: auto;
-      }
-      .page {
-        max-width: 72rem;
-        margin: 0 auto;
-        padding: 1.5rem 1.5rem 3rem;
-        display: flex;
-        flex-direction: column;
-        gap: 1.25rem;
-      }
-      header h2 {
-        font-size: 1.35rem;
-      }
       header p {
-        margin: 0.35rem 0 0;
-        color: var(--lm-muted);
-        font-size: 0.9rem;
         line-height: 1.5;
       }
       .grid {

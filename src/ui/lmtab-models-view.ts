@@ -2,7 +2,7 @@ import { LitElement, css, html, nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 import { formatBytes } from '../store/index.js';
-import { controlStyles } from './control-styles.js';
+import { controlStyles, pageStyles } from './control-styles.js';
 import { formatParameterCount } from './format-parameter-count.js';
 import { formatRelativeTime } from './format-relative-time.js';
 import { icons } from './icons.js';
@@ -63,34 +63,14 @@ export class LmtabModelsView extends LitElement {
 
   static override styles = [
     controlStyles,
+    pageStyles,
     css`
-      :host {
-        display: block;
-        height: 100%;
-        overflow-y: auto;
-      }
-      .page {
-        max-width: 72rem;
-        margin: 0 auto;
-        padding: 1.5rem 1.5rem 3rem;
-        display: flex;
-        flex-direction: column;
-        gap: 1.25rem;
-      }
       header {
         display: flex;
         flex-wrap: wrap;
         gap: 1rem;
         align-items: flex-end;
         justify-content: space-between;
-      }
-      header h2 {
-        font-size: 1.35rem;
-      }
-      header p {
-        margin: 0.35rem 0 0;
-        color: var(--lm-muted);
-        font-size: 0.9rem;
       }
       .storage {
         min-width: min(100%, 20rem);

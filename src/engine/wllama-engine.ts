@@ -277,6 +277,13 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       if (error instanceof WllamaRuntimeError) current.broken = true;
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
+      if (/Context size has been exceeded/.test(failure.message)) {
+        throw new LmtabError(
+          'invalid_request',
+          `The context is full: ${current.model} is loaded with ${current.contextLength.toLocaleString('en')} tokens of context, shared by its ${parallel} parallel slots, and this answer (with any others in progress) needed more. Ask for fewer tokens (max_tokens, num_predict), or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
+          { param: 'max_tokens', cause: error },
+        );
+      }
       throw new LmtabError(
         'engine_failure',
         `${failure.message}. Last engine log: ${current.log.tail(3)}`,

@@ -165,6 +165,39 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     }
   });
 
+  test('answers that outgrow the shared context get a 400 that says how to make room', async ({
+    page,
+  }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    // One answer may use the whole context; two of 3,000 tokens cannot both fit in 4,096.
+    const results = await page.evaluate(async (model) => {
+      const ask = async () => {
+        const response = await fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            model,
+            messages: [{ role: 'user', content: 'Write forever' }],
+            max_tokens: 3000,
+            ignore_eos: true,
+          }),
+        });
+        return { status: response.status, body: await response.json() };
+      };
+      return Promise.all([ask(), ask()]);
+    }, model);
+    const refused = results.filter((r) => r.status === 400);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+    });
+    expect(refused[0]!.body.error.message).toContain(
+      'The context is full: tiny-lfm2 is loaded with 4,096 tokens of context, shared by its 4 parallel slots',
+    );
+    for (const result of results.filter((r) => r.status !== 400)) expect(result.status).toBe(200);
+  });
+
   test('an aborted stream stops generating, frees its slot, and the next request works', async ({
     page,
   }) => {

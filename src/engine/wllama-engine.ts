@@ -1,7 +1,7 @@
 import { Wllama, WllamaAbortError, WllamaRuntimeError } from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { readGgufHeader } from '../store/gguf-header.js';
-import type { ModelRecord, ModelStore } from '../store/index.js';
+import type { ModelBlobs, ModelRecord, ModelStore } from '../store/index.js';
 import { probeCapabilities, type Capabilities } from './capability-probe.js';
 import type {
   ChatMessage,
@@ -139,9 +139,12 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     return planBackend(await capabilitiesOnce(), options, 'wllama');
   }
 
-  async function start(record: ModelRecord, info: EngineInfo, contextLength: number) {
-    const blobs = await options.store.open(record.id);
-    const { metadata } = await readGgufHeader(blobs.model[0]!);
+  async function start(
+    record: ModelRecord,
+    blobs: ModelBlobs,
+    info: EngineInfo,
+    contextLength: number,
+  ) {
     const log = new LogRing(200);
     const wllama = new Wllama(
       { default: options.wasmUrl },
@@ -162,25 +165,24 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         { cause: error },
       );
     }
-    return {
-      wllama,
-      log,
-      unsafeTokens: unsafeByteTokens(metadata),
-      info: confirmBackend(info, log.lines()),
-    };
+    return { wllama, log, info: confirmBackend(info, log.lines()) };
   }
 
   async function loadRecord(record: ModelRecord, contextLength: number): Promise<LoadedWllama> {
     const planned = await plannedInfo();
+    // Read once: a WebGPU refusal loads the same files again on the CPU.
+    const blobs = await options.store.open(record.id);
+    const { metadata } = await readGgufHeader(blobs.model[0]!);
     let started;
     try {
-      started = await start(record, planned, contextLength);
+      started = await start(record, blobs, planned, contextLength);
     } catch (error) {
       if (planned.backend !== 'webgpu') throw error;
       // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
       const reason = error instanceof Error ? error.message : String(error);
       started = await start(
         record,
+        blobs,
         { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason },
         contextLength,
       );
@@ -190,7 +192,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       model: record.id,
       wllama: started.wllama,
       log: started.log,
-      unsafeTokens: started.unsafeTokens,
+      unsafeTokens: unsafeByteTokens(metadata),
       info: started.info,
       sizeBytes: record.sizeBytes,
       contextLength,
@@ -222,11 +224,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     let releaseSlot: (() => void) | undefined;
     try {
       releaseSlot = await current.slots.take(signal);
-      const params = {
-        ...samplingParams(request.sampling, current.unsafeTokens),
-        stream: true as const,
-        abortSignal: signal,
-      };
+      const sampling = samplingParams(request.sampling, current.unsafeTokens);
+      const params = { ...sampling, stream: true as const, abortSignal: signal };
       const input = request.input;
       const stream = (
         input.kind === 'chat'
@@ -234,11 +233,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
               ...params,
               messages: (await wllamaMessages(input.messages)) as never,
             })
-          : wllamaRawCompletion(
-              current.wllama,
-              { ...samplingParams(request.sampling, current.unsafeTokens), prompt: input.prompt },
-              { signal },
-            )
+          : wllamaRawCompletion(current.wllama, { ...sampling, prompt: input.prompt }, { signal })
       ) as AsyncIterable<WllamaChunk>;
       let finishReason: FinishReason = 'stop';
       let last: WllamaChunk = {};

@@ -4,19 +4,11 @@ import { APP_AUTH_MODES } from './authorize-request.js';
 import type { GatewayConfig } from './gateway-manifests.js';
 import type { GatewayRoute } from './gateway-routing.js';
 import { assertDnsLabel } from './resource-names.js';
+import { parseJsonFile } from './parse-json-file.js';
 
 /** Parses and checks a gateway config (`gateway.json`); throws `invalid_request` naming the file. */
 export function parseGatewayConfig(text: string, file = 'gateway.json'): GatewayConfig {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new LmtabError(
-      'invalid_request',
-      `Expected JSON in the gateway config ${file}, got: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
+  const value = parseJsonFile(text, `the gateway config ${file}`);
   const routes = (value as { routes?: unknown } | null)?.routes;
   if (!Array.isArray(routes)) {
     throw new LmtabError(

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { LmtabError } from '../errors/index.js';
+import { parseJsonFile } from './parse-json-file.js';
 
 /** What a key may do: `api` calls the models; `admin` also manages keys. */
 export type KeyScope = 'api' | 'admin';
@@ -121,16 +122,7 @@ export function verifyApiKey(presented: string, records: readonly KeyRecord[]): 
 
 /** Parses a key file's text; throws `invalid_request` naming the file when it is not one. */
 export function parseKeyFile(text: string, file = 'keys.json'): KeyFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new LmtabError(
-      'invalid_request',
-      `Expected JSON in the key file ${file}, got: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
+  const value = parseJsonFile(text, `the key file ${file}`);
   const keys = (value as { keys?: unknown } | null)?.keys;
   const valid =
     (value as { version?: unknown }).version === 1 &&

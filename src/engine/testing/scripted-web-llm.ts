@@ -65,30 +65,10 @@ export function createScriptedWebLlm(
         internals.loadedModelIdToLock.set(id, createLock());
       },
       chatCompletion: ((request: ChatCompletionRequestStreaming) => {
-        const genConfig: GenerationConfig = {
-          frequency_penalty: request.frequency_penalty,
-          presence_penalty: request.presence_penalty,
-          repetition_penalty: request.repetition_penalty,
-          max_tokens: request.max_tokens,
-          stop: request.stop,
-          top_p: request.top_p,
-          temperature: request.temperature,
-          ignore_eos: request.ignore_eos,
-        };
-        return generate(request, genConfig);
+        return generate(request, generationConfigOf(request));
       }) as unknown as WebLlmEngineLike['chatCompletion'],
       completion: ((request: CompletionCreateParamsStreaming) => {
-        const genConfig: GenerationConfig = {
-          frequency_penalty: request.frequency_penalty,
-          presence_penalty: request.presence_penalty,
-          repetition_penalty: request.repetition_penalty,
-          max_tokens: request.max_tokens,
-          stop: request.stop,
-          top_p: request.top_p,
-          temperature: request.temperature,
-          ignore_eos: request.ignore_eos,
-        };
-        return generate(request, genConfig);
+        return generate(request, generationConfigOf(request));
       }) as unknown as WebLlmEngineLike['completion'],
       interruptGenerate: () => void real.interruptGenerate(),
       async unload() {
@@ -118,6 +98,22 @@ export function createScriptedWebLlm(
     );
   }
   return scripted;
+}
+
+/** The sampling fields web-llm's engine reads from a chat or completion request. */
+function generationConfigOf(
+  request: ChatCompletionRequestStreaming | CompletionCreateParamsStreaming,
+): GenerationConfig {
+  return {
+    frequency_penalty: request.frequency_penalty,
+    presence_penalty: request.presence_penalty,
+    repetition_penalty: request.repetition_penalty,
+    max_tokens: request.max_tokens,
+    stop: request.stop,
+    top_p: request.top_p,
+    temperature: request.temperature,
+    ignore_eos: request.ignore_eos,
+  };
 }
 
 function createLock() {

@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
+import { testPorts } from './tests/support/test-ports.js';
 
-const port = Number(process.env.LMTAB_TEST_PORT ?? 41234);
+const port = Number(process.env.LMTAB_TEST_PORT ?? testPorts.app);
 /** Debian's Chromium: the only browser this project can install here (no browser downloads). */
 const executablePath = process.env.LMTAB_BROWSER ?? '/usr/bin/chromium';
 const baseArgs = [

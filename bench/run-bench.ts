@@ -29,6 +29,7 @@ import {
 } from './stream-timing.js';
 import { checkTargets } from './targets.js';
 import { benchSettings, WordTexts, type BenchSettings, type BenchSize } from './workload.js';
+import { testPorts } from '../tests/support/test-ports.js';
 
 const root = process.cwd();
 const cacheDir = join(root, 'bench/.cache');
@@ -46,7 +47,7 @@ const { values: args } = parseArgs({
     sizes: { type: 'string' },
     runs: { type: 'string' },
     threads: { type: 'string' },
-    port: { type: 'string', default: '41350' },
+    port: { type: 'string', default: String(testPorts.bench) },
     webgpu: { type: 'string', default: 'auto' },
     'skip-llama-wasm': { type: 'boolean', default: false },
     'skip-native': { type: 'boolean', default: false },
@@ -60,7 +61,7 @@ if (args.help) {
   --sizes=350M,1.2B    model sizes (tiny, 350M, 1.2B); default 350M,1.2B (tiny with --quick)
   --runs=N             runs per figure; default 3 (1 with --quick)
   --threads=1,4        thread counts; default 1, half the cores and all cores
-  --port=41350         port of the relay that serves the bench page
+  --port=${testPorts.bench}         port of the relay that serves the bench page
   --webgpu=auto        auto: offer a WebGPU adapter if the browser has one (SwiftShader allowed);
                        swiftshader: force SwiftShader; off: no WebGPU
   --skip-llama-wasm    skip @fugood/node-llama-wasm

@@ -9,9 +9,10 @@ import { createGateway } from './create-gateway.js';
 import type { Gateway } from './create-gateway.js';
 import { createKeyStore, generateApiKey } from './key-store.js';
 import type { KeyStore } from './key-store.js';
+import { testPorts } from '../../tests/support/test-ports.js';
 
-const gatewayPort = 41340;
-const upstreamPort = 41341;
+const gatewayPort = testPorts.gatewayUnit;
+const upstreamPort = testPorts.gatewayUpstream;
 
 interface Seen {
   method: string;
@@ -112,7 +113,12 @@ beforeAll(async () => {
     routes: [
       { org: 'acme', app: 'chat', auth: 'private', upstream: upstreamUrl },
       { org: 'acme', app: 'open', auth: 'public', upstream: upstreamUrl },
-      { org: 'acme', app: 'down', auth: 'public', upstream: 'http://127.0.0.1:41349' },
+      {
+        org: 'acme',
+        app: 'down',
+        auth: 'public',
+        upstream: `http://127.0.0.1:${testPorts.gatewayNoUpstream}`,
+      },
     ],
     keys: () => store.records(),
     log: (line) => log.push(line),
@@ -217,8 +223,8 @@ describe('the gateway over plain HTTP', () => {
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
     const down = await fetch(`${gateway.url}/acme/down/v1/models`);
     expect(down.status).toBe(503);
-    expect(((await down.json()) as { error: { message: string } }).error.message).toMatch(
-      /The app \/acme\/down did not answer: expected its server at http:\/\/127\.0\.0\.1:41349 to accept the request, got ECONNREFUSED/,
+    expect(((await down.json()) as { error: { message: string } }).error.message).toBe(
+      `The app /acme/down did not answer: expected its server at http://127.0.0.1:${testPorts.gatewayNoUpstream} to accept the request, got ECONNREFUSED.`,
     );
   });
 

@@ -3,9 +3,10 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplicaFront } from './replica-front.js';
 import type { ReplicaFront, ReplicaState } from './replica-front.js';
+import { testPorts } from '../../tests/support/test-ports.js';
 
-const frontPort = 41342;
-const relayPort = 41343;
+const frontPort = testPorts.replicaFront;
+const relayPort = testPorts.replicaRelay;
 let relay: Server;
 let front: ReplicaFront;
 let state: ReplicaState = { ready: false, detail: 'pulling hf.co/org/repo:Q4_K_M' };

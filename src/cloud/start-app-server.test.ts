@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineApp } from './define-app.js';
 import { startAppServer } from './start-app-server.js';
+import { testPorts } from '../../tests/support/test-ports.js';
 
 const definition = defineApp({ model: 'hf.co/acme/Tiny-GGUF:Q4_K_M', contextLength: 2048 });
 
@@ -11,7 +12,7 @@ describe('startAppServer', () => {
     const server = await startAppServer({
       definition,
       host: '127.0.0.1',
-      port: 41344,
+      port: testPorts.appServerUnit,
       startRelay: async () => ({
         url: 'http://127.0.0.1:41345',
         close: async () => void (closed += 1),
@@ -46,7 +47,7 @@ describe('startAppServer', () => {
     const server = await startAppServer({
       definition,
       host: '127.0.0.1',
-      port: 41344,
+      port: testPorts.appServerUnit,
       startRelay: async () => ({ url: 'http://127.0.0.1:41345', close: async () => undefined }),
       prepare: async () => {
         throw new Error('no such repo');

@@ -8,10 +8,11 @@ import {
   type RelayToTabFrame,
 } from '../bridge/socket-frames.js';
 import { createRelay, type Relay, type RelayOptions } from './create-relay.js';
+import { testPorts } from '../../tests/support/test-ports.js';
 
 // The real relay at its boundaries: HTTP on one side, a tab speaking the WebSocket frames on the
 // other (a scripted one here; the e2e specs use real engine tabs in Chromium).
-const port = 41315;
+const port = testPorts.relayUnit;
 let relay: Relay | undefined;
 
 afterEach(async () => {

@@ -10,10 +10,11 @@ import { repos, startE2eHub } from './support/hub.js';
 import { fixtureDir } from './support/paths.js';
 import { openPage, startRelay } from './support/relay.js';
 import { issueModelfile } from '../support/issue-modelfile.js';
+import { testPorts } from '../support/test-ports.js';
 
 /** The relay the CLI starts by itself; the unused port is for "no relay here". */
-const port = 41330;
-const unusedPort = 41339;
+const port = testPorts.cliRelay;
+const unusedPort = testPorts.cliNoRelay;
 const browser = process.env.LMTAB_BROWSER ?? '/usr/bin/chromium';
 
 const visionModel = `hf.co/${repos.vision}:Q4_K_M`;

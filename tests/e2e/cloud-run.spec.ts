@@ -10,9 +10,15 @@ import { startFakeHub } from '../support/fake-hub.js';
 import type { FakeHub } from '../support/fake-hub.js';
 import { ensureFixtures } from '../support/lfm2-fixtures.js';
 import { fixtureDir } from './support/paths.js';
+import { testPorts } from '../support/test-ports.js';
 
 // Ports of this spec: the gateway, the fake hub, the app's own port and its relay.
-const ports = { gateway: 41345, hub: 41346, replica: 41347, relay: 41348 } as const;
+const ports = {
+  gateway: testPorts.cloudGateway,
+  hub: testPorts.cloudHub,
+  replica: testPorts.cloudReplica,
+  relay: testPorts.cloudRelay,
+} as const;
 const model = 'hf.co/LiquidAI/LFM2-350M-GGUF:Q4_K_M';
 const base = `http://127.0.0.1:${ports.gateway}/acme/chat`;
 

@@ -2,9 +2,10 @@ import type { AppConfig } from '@mlc-ai/web-llm';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startFakeHub, type FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
+import { testPorts } from '../support/test-ports.js';
 
 /** The fake hub of these tests (web-llm's artifacts normally come from Hugging Face and GitHub). */
-const hubPort = 41321;
+const hubPort = testPorts.mlcHub;
 
 /** The Discover tab's WebGPU (MLC) catalog, on an optional catalog instead of web-llm's. */
 async function discoverCatalog(page: Page, appConfig?: AppConfig): Promise<Locator> {

@@ -5,9 +5,10 @@ import { promisify } from 'node:util';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { startStaticServer, type StaticServer } from '../support/static-server.js';
 import { importModel, openTab } from './support/app.js';
+import { testPorts } from '../support/test-ports.js';
 
 /** Plain static servers of these tests (no COOP/COEP headers). */
-const staticPort = 41320;
+const staticPort = testPorts.pwaStatic;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const distDir = fileURLToPath(new URL('../../dist/', import.meta.url));
 const buildsDir = fileURLToPath(new URL('../.cache/pwa-builds/', import.meta.url));

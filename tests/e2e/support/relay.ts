@@ -2,15 +2,16 @@ import { expect, type Browser, type BrowserContext, type Page } from '@playwrigh
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRelay, type Relay, type RelayOptions } from '../../../src/relay/index.js';
 import { importModel } from './app.js';
+import { testPorts } from '../../support/test-ports.js';
 
 /** Ports the relay specs may use (other specs run beside them on other ports). */
 export const relayPorts = {
-  bare: 41310,
-  lan: 41311,
-  engines: 41312,
-  headless: 41313,
-  cors: 41314,
-  pull: 41316,
+  bare: testPorts.relayBare,
+  lan: testPorts.relayLan,
+  engines: testPorts.relayEngines,
+  headless: testPorts.relayHeadless,
+  cors: testPorts.relayCors,
+  pull: testPorts.relayPull,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

@@ -1,0 +1,37 @@
+/**
+ * Every fixed port the tests and the benchmark listen on, in one table so that no two collide.
+ *
+ * They lie below Linux's ephemeral range (32768 to 60999 by default), the range the kernel draws the
+ * local port of every outgoing connection and every `listen(0)` from. A listener on a fixed port
+ * inside that range fails with EADDRINUSE whenever a browser's or a client's socket happens to hold
+ * that port at the moment, which failed CI once in a few full runs (41310, then 41330).
+ * `test-ports.test.ts` checks the table against this machine's range.
+ */
+export const testPorts = {
+  /** Playwright's webServer: the built app behind the relay (`LMTAB_TEST_PORT` overrides). */
+  app: 21234,
+  relayBare: 21310,
+  relayLan: 21311,
+  relayEngines: 21312,
+  relayHeadless: 21313,
+  relayCors: 21314,
+  relayUnit: 21315,
+  relayPull: 21316,
+  pwaStatic: 21320,
+  mlcHub: 21321,
+  cliRelay: 21330,
+  /** Where no relay ever listens, for "no relay here" errors. */
+  cliNoRelay: 21339,
+  gatewayUnit: 21340,
+  gatewayUpstream: 21341,
+  replicaFront: 21342,
+  replicaRelay: 21343,
+  appServerUnit: 21344,
+  cloudGateway: 21345,
+  cloudHub: 21346,
+  cloudReplica: 21347,
+  cloudRelay: 21348,
+  /** Where no app server ever listens, for "the app did not answer" errors. */
+  gatewayNoUpstream: 21349,
+  bench: 21350,
+} as const;

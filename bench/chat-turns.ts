@@ -1,4 +1,4 @@
-import type { StreamTiming } from './stream-timing.js';
+import { processedPromptTokens, type StreamTiming } from './stream-timing.js';
 
 /** A chat message as the benchmark sends it (OpenAI's shape, text only). */
 export interface BenchMessage {
@@ -23,7 +23,7 @@ export interface ChatWorkload {
 export interface ChatTurnsResult {
   /** Per turn, with the answers of the earlier turns in the prompt cache. */
   ttftMs: number[];
-  /** Prompt tokens of each turn (the whole conversation so far). */
+  /** Prompt tokens the engine processed on each turn (the conversation less what was cached). */
   promptTokens: number[];
   /** Prompt processing time the engine reports for each turn, where it reports one. */
   enginePromptMs: number[];
@@ -51,7 +51,7 @@ export async function runChatTurns(
     last = [...messages];
     const timing = await generate(last, workload.replyTokens);
     ttftMs.push(timing.ttftMs);
-    promptTokens.push(timing.promptTokens);
+    promptTokens.push(processedPromptTokens(timing));
     enginePromptMs.push(timing.engine?.promptMs ?? NaN);
     messages.push({ role: 'assistant', content: timing.text });
   }
@@ -62,6 +62,6 @@ export async function runChatTurns(
     promptTokens,
     enginePromptMs,
     coldTtftMs: coldTiming.ttftMs,
-    coldPromptTokens: coldTiming.promptTokens,
+    coldPromptTokens: processedPromptTokens(coldTiming),
   };
 }

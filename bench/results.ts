@@ -16,7 +16,7 @@ export interface EngineRow {
   promptTokS?: Figure;
   /** Generation of `decodeTokens` tokens, tokens/s, from the engine's own timings. */
   decodeTokS?: Figure;
-  /** Prompt length the engine reported for the prompt figure. */
+  /** Prompt tokens the engine processed for the prompt figure. */
   promptTokens?: number;
   /** Time to first token of the first turn, ms. */
   ttftTurn1Ms?: Figure;
@@ -25,8 +25,8 @@ export interface EngineRow {
   /** Time to first token of the last turn's conversation with nothing cached, ms. */
   ttftLastTurnColdMs?: Figure;
   /**
-   * Prompt tokens the engine reported for the last turn, and for it from scratch. wllama counts
-   * only the tokens it processed (cached ones excluded), so the two show what the cache saved.
+   * Prompt tokens the engine processed for the last turn (cached ones excluded), and for it from
+   * scratch: the two show what the cache saved.
    */
   lastTurnPromptTokens?: number;
   lastTurnColdPromptTokens?: number;

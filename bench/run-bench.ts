@@ -23,6 +23,7 @@ import type { BenchResults, ConcurrencyRow, EngineRow, TransportRow } from './re
 import { perSecond, summarize, threadsLabel } from './stats.js';
 import {
   clientDecodeTokS,
+  processedPromptTokens,
   StreamClock,
   timeSseStream,
   type StreamTiming,
@@ -142,10 +143,10 @@ class Runs {
 
   generation(timing: StreamTiming) {
     if (timing.engine) {
-      this.promptTokS.push(perSecond(timing.promptTokens, timing.engine.promptMs));
+      this.promptTokS.push(perSecond(processedPromptTokens(timing), timing.engine.promptMs));
       this.decodeTokS.push(perSecond(timing.completionTokens, timing.engine.decodeMs));
     }
-    this.promptTokens = timing.promptTokens;
+    this.promptTokens = processedPromptTokens(timing);
   }
 
   chat(result: ChatTurnsResult) {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { clientDecodeTokS, StreamClock, timeSseStream } from './stream-timing.js';
+import {
+  clientDecodeTokS,
+  processedPromptTokens,
+  StreamClock,
+  timeSseStream,
+} from './stream-timing.js';
 
 function sse(events: string[], times: number[], clockTime: { now: number }) {
   const encoder = new TextEncoder();
@@ -25,7 +30,7 @@ describe('timeSseStream', () => {
         chunk(''),
         chunk(' bc'),
         chunk(' fg') + chunk(' kz'),
-        `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } })}\n\ndata: [DONE]\n\n`,
+        `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 6 } } })}\n\ndata: [DONE]\n\n`,
       ],
       [5, 40, 100, 130],
       time,
@@ -38,8 +43,10 @@ describe('timeSseStream', () => {
       pieces: 3,
       text: ' bc fg kz',
       promptTokens: 9,
+      cachedPromptTokens: 6,
       completionTokens: 4,
     });
+    expect(processedPromptTokens(timing)).toBe(3);
     expect(clientDecodeTokS(timing)).toBe(50);
   });
 

@@ -19,8 +19,10 @@ export interface StreamTiming {
   /** Text pieces received (one per token when every token prints text). */
   pieces: number;
   text: string;
-  /** Prompt tokens, as the engine counts them. */
+  /** Prompt tokens, as the engine counts them (the whole prompt). */
   promptTokens: number;
+  /** Of those, the ones the engine took from its prompt cache, where it says. */
+  cachedPromptTokens?: number;
   /** Generated tokens, as the engine counts them. */
   completionTokens: number;
   /** The engine's own timings, where the path carries them. */
@@ -55,7 +57,7 @@ export class StreamClock {
 
   /** The timing of the finished answer. */
   finish(
-    usage: { promptTokens: number; completionTokens: number },
+    usage: { promptTokens: number; cachedPromptTokens?: number; completionTokens: number },
     engine?: EngineTimings,
   ): StreamTiming {
     return {
@@ -70,6 +72,11 @@ export class StreamClock {
   }
 }
 
+/** Prompt tokens the engine processed: the whole prompt less what its cache held. */
+export function processedPromptTokens(timing: StreamTiming): number {
+  return timing.promptTokens - (timing.cachedPromptTokens ?? 0);
+}
+
 /** Decode speed a client sees: tokens after the first over the time from first to last piece. */
 export function clientDecodeTokS(timing: StreamTiming): number {
   return perSecond(timing.completionTokens - 1, timing.spanMs);
@@ -77,7 +84,11 @@ export function clientDecodeTokS(timing: StreamTiming): number {
 
 interface SseChunk {
   choices?: { delta?: { content?: string | null }; text?: string }[];
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+  } | null;
   error?: { message?: string };
 }
 
@@ -92,7 +103,7 @@ export async function timeSseStream(
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
-  let usage = { promptTokens: 0, completionTokens: 0 };
+  let usage: Parameters<StreamClock['finish']>[0] = { promptTokens: 0, completionTokens: 0 };
   for (;;) {
     const { done, value } = await reader.read();
     buffer += decoder.decode(value, { stream: !done });
@@ -109,8 +120,10 @@ export async function timeSseStream(
         const choice = chunk.choices?.[0];
         clock.piece(choice?.delta?.content ?? choice?.text ?? '');
         if (chunk.usage) {
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
           usage = {
             promptTokens: chunk.usage.prompt_tokens,
+            ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
             completionTokens: chunk.usage.completion_tokens,
           };
         }

@@ -69,7 +69,10 @@ export type FinishReason = 'stop' | 'length';
 
 /** Token counts of one generation. */
 export interface Usage {
+  /** Every token of the prompt, the cached ones included. */
   promptTokens: number;
+  /** Of `promptTokens`, those the engine reused from its prompt cache instead of processing. */
+  cachedPromptTokens?: number;
   completionTokens: number;
 }
 

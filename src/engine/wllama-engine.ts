@@ -14,6 +14,7 @@ import type {
   LoadedModel,
   LoadOptions,
   SamplingOptions,
+  Usage,
 } from './engine.js';
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
@@ -68,8 +69,30 @@ interface WllamaChunk {
     text?: string;
     finish_reason?: string | null;
   }>;
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
-  timings?: { prompt_n: number; prompt_ms: number; predicted_n: number; predicted_ms: number };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+  } | null;
+  timings?: {
+    /** Prompt tokens reused from the slot's cache; `prompt_n` counts only those processed. */
+    cache_n?: number;
+    prompt_n: number;
+    prompt_ms: number;
+    predicted_n: number;
+    predicted_ms: number;
+  };
+}
+
+/** Token counts of a finished answer: the whole prompt, and how much of it came from the cache. */
+function chunkUsage(last: WllamaChunk, pieces: number): Usage {
+  const { usage, timings } = last;
+  const cached = timings?.cache_n ?? usage?.prompt_tokens_details?.cached_tokens;
+  return {
+    promptTokens: timings ? timings.prompt_n + (timings.cache_n ?? 0) : (usage?.prompt_tokens ?? 0),
+    ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
+    completionTokens: usage?.completion_tokens ?? timings?.predicted_n ?? pieces,
+  };
 }
 
 /** llama-server's sampling fields, as wllama forwards them. */
@@ -253,10 +276,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       yield {
         type: 'done',
         finishReason,
-        usage: {
-          promptTokens: last.usage?.prompt_tokens ?? timings?.prompt_n ?? 0,
-          completionTokens: last.usage?.completion_tokens ?? timings?.predicted_n ?? tokens,
-        },
+        usage: chunkUsage(last, tokens),
         timings: {
           loadMs,
           promptMs: timings?.prompt_ms ?? 0,

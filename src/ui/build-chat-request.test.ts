@@ -15,7 +15,7 @@ const turn = (
 });
 
 describe('buildChatRequest', () => {
-  it('sends the defaults under their wire names and leaves max_tokens and stop out', () => {
+  it('sends the defaults under their wire names and leaves max_tokens, stop and seed out', () => {
     expect(buildChatRequest('m', defaultChatSettings, [turn('user', 'Hi')])).toEqual({
       model: 'm',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -36,9 +36,16 @@ describe('buildChatRequest', () => {
       topK: 0,
       maxTokens: 0,
       stop: ['\n\n', 'END'],
+      seed: 0,
     };
     const body = buildChatRequest('m', settings, [turn('user', 'Hi')]);
-    expect(body).toMatchObject({ temperature: 0, top_k: 0, max_tokens: 0, stop: ['\n\n', 'END'] });
+    expect(body).toMatchObject({
+      temperature: 0,
+      top_k: 0,
+      max_tokens: 0,
+      stop: ['\n\n', 'END'],
+      seed: 0,
+    });
     expect(body.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
   });
 

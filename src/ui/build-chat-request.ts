@@ -23,6 +23,7 @@ export interface ChatRequestBody {
   repeat_penalty: number;
   max_tokens?: number;
   stop?: string[];
+  seed?: number;
 }
 
 /**
@@ -67,5 +68,6 @@ export function buildChatRequest(
   };
   if (settings.maxTokens !== null) body.max_tokens = settings.maxTokens;
   if (settings.stop.length > 0) body.stop = [...settings.stop];
+  if (settings.seed !== null) body.seed = settings.seed;
   return body;
 }

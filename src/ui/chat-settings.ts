@@ -14,6 +14,8 @@ export interface ChatSettings {
   repeatPenalty: number;
   /** Stop strings; the answer ends before the first one. Default none. */
   stop: string[];
+  /** Sampling seed: the same seed, settings and conversation give the same answer; `null` (the default) draws a new one each time. */
+  seed: number | null;
 }
 
 /** The defaults the settings sidebar's reset restores (LM Studio's and llama.cpp's). */
@@ -25,4 +27,5 @@ export const defaultChatSettings: Readonly<ChatSettings> = Object.freeze({
   topK: 40,
   repeatPenalty: 1.0,
   stop: [],
+  seed: null,
 });

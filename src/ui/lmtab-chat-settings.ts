@@ -61,6 +61,39 @@ const fields: NumberField[] = [
   },
 ];
 
+/** A whole-number setting that may be left empty (`null`): the engine then decides. */
+interface OptionalField {
+  key: 'maxTokens' | 'seed';
+  id: string;
+  label: string;
+  placeholder: string;
+  hint: string;
+  min: number;
+  max: number;
+}
+
+const optionalFields: OptionalField[] = [
+  {
+    key: 'maxTokens',
+    id: 'max-tokens',
+    label: 'Max tokens',
+    placeholder: 'No limit',
+    hint: 'Longest answer in tokens; empty leaves it to the context length.',
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+  },
+  {
+    key: 'seed',
+    id: 'seed',
+    label: 'Seed',
+    placeholder: 'Random',
+    hint: 'The same seed, settings and conversation give the same answer; empty draws a new one each time.',
+    min: 0,
+    // llama.cpp's seeds are 32-bit, and 2^32 - 1 means "draw one".
+    max: 2 ** 32 - 2,
+  },
+];
+
 /** Reads the stop strings box: one per line, with `\n` and `\t` standing for newline and tab. */
 function parseStop(text: string): string[] {
   return text
@@ -75,7 +108,7 @@ function formatStop(stop: string[]): string {
 
 /**
  * The Chat tab's settings sidebar: system prompt and sampling (`temperature`, `max_tokens`,
- * `top_p`, `top_k`, `repeat_penalty`, `stop`) with a reset to the defaults. Fires
+ * `top_p`, `top_k`, `repeat_penalty`, `stop`, `seed`) with a reset to the defaults. Fires
  * `settings-change` with the whole new `{settings}` on every committed edit.
  */
 export class LmtabChatSettings extends LitElement {
@@ -206,6 +239,32 @@ export class LmtabChatSettings extends LitElement {
     </div>`;
   }
 
+  private optionalField(field: OptionalField) {
+    const value = this.settings[field.key];
+    const id = `field-${field.id}`;
+    return html`<div class="field">
+      <div class="row">
+        <label for=${id}>${field.label}</label>
+        <input
+          id=${id}
+          type="number"
+          inputmode="numeric"
+          min=${field.min}
+          step="1"
+          placeholder=${field.placeholder}
+          aria-describedby="${id}-hint"
+          .value=${live(value === null ? '' : String(value))}
+          @change=${(e: Event) => {
+            const parsed = (e.target as HTMLInputElement).valueAsNumber;
+            const whole = Math.min(field.max, Math.max(field.min, Math.round(parsed)));
+            this.change({ [field.key]: Number.isFinite(parsed) ? whole : null });
+          }}
+        />
+      </div>
+      <span class="hint" id="${id}-hint">${field.hint}</span>
+    </div>`;
+  }
+
   override render() {
     const s = this.settings;
     return html`
@@ -231,31 +290,7 @@ export class LmtabChatSettings extends LitElement {
           </button>
         </div>
         ${fields.map((field) => this.numberField(field))}
-        <div class="field">
-          <div class="row">
-            <label for="field-max-tokens">Max tokens</label>
-            <input
-              id="field-max-tokens"
-              type="number"
-              inputmode="numeric"
-              min="1"
-              step="1"
-              placeholder="No limit"
-              aria-describedby="max-tokens-hint"
-              .value=${live(s.maxTokens === null ? '' : String(s.maxTokens))}
-              @change=${(e: Event) => {
-                const input = e.target as HTMLInputElement;
-                const parsed = input.valueAsNumber;
-                this.change({
-                  maxTokens: Number.isFinite(parsed) ? Math.max(1, Math.round(parsed)) : null,
-                });
-              }}
-            />
-          </div>
-          <span class="hint" id="max-tokens-hint">
-            Longest answer in tokens; empty leaves it to the context length.
-          </span>
-        </div>
+        ${optionalFields.map((field) => this.optionalField(field))}
         <div class="field">
           <label for="field-stop">Stop strings</label>
           <textarea

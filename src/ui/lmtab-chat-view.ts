@@ -451,7 +451,7 @@ export class LmtabChatView extends LitElement {
       createdAt: now,
       updatedAt: now,
       // A new chat keeps the sampling settings of the one before it.
-      settings: { ...(current?.settings ?? defaultChatSettings) },
+      settings: { ...defaultChatSettings, ...current?.settings },
       turns: [],
     };
     this.list = [conversation, ...this.list];
@@ -724,7 +724,8 @@ export class LmtabChatView extends LitElement {
   override render() {
     const conversation = this.current;
     const record = this.models.find((m) => m.id === this.model);
-    const settings: ChatSettings = conversation?.settings ?? { ...defaultChatSettings };
+    // Conversations saved before a setting existed take its default.
+    const settings: ChatSettings = { ...defaultChatSettings, ...conversation?.settings };
     const overlay = this.chatsOpen || this.settingsOpen;
     return html`
       <aside class="chats ${this.chatsOpen ? 'open' : ''}" aria-label="Chats">

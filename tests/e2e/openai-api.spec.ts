@@ -31,6 +31,35 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     );
   });
 
+  test('usage counts the whole prompt when the engine reuses its prompt cache', async ({
+    page,
+  }) => {
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const [first, again] = await page.evaluate(async (model) => {
+      const ask = () =>
+        window.openai.chat.completions.create({
+          model,
+          messages: [
+            { role: 'system', content: 'You answer in one short sentence.' },
+            { role: 'user', content: 'Name three colours of the sea at dawn.' },
+          ],
+          max_tokens: 4,
+          temperature: 0,
+        });
+      const first = await ask();
+      return [first.usage, (await ask()).usage];
+    }, model);
+    // The same conversation again: llama.cpp reuses most of it from the slot's cache (LFM2's
+    // convolution state rolls back only to a checkpoint, so 72 of 76 tokens here), and only the
+    // cached part changes.
+    const whole = first?.prompt_tokens ?? 0;
+    expect(whole).toBeGreaterThan(10);
+    expect(first?.prompt_tokens_details?.cached_tokens).toBe(0);
+    expect(again?.prompt_tokens).toBe(whole);
+    expect(again?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(whole / 2);
+    expect(again?.prompt_tokens_details?.cached_tokens).toBeLessThan(whole);
+  });
+
   test('answers more concurrent requests than the engine has parallel slots', async ({ page }) => {
     const model = await importModel(page, 'tiny-lfm2.gguf');
     // Four slots: wllama 3.8.1 alone never answered the fifth of five requests sent together.

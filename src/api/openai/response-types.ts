@@ -3,6 +3,8 @@ export interface OpenAiUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Present when the engine says how much of the prompt came from its cache. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** Identity shared by every chunk of one answer. */

@@ -7,5 +7,8 @@ export function toOpenAiUsage(usage: Usage): OpenAiUsage {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
+    ...(usage.cachedPromptTokens === undefined
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } }),
   };
 }

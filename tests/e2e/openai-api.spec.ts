@@ -238,16 +238,17 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
         return engine.loaded[0]?.active as number;
       };
       const controller = new AbortController();
-      const stream = await client.chat.completions.create(
-        {
-          model,
-          messages: [{ role: 'user', content: 'Go on forever' }],
-          max_tokens: 3500,
-          temperature: 0.9,
-          stream: true,
-        },
-        { signal: controller.signal },
-      );
+      const body = {
+        model,
+        messages: [{ role: 'user' as const, content: 'Go on forever' }],
+        max_tokens: 3500,
+        temperature: 0.9,
+        // llama-server's field, which the SDK passes along: a random draw may end by itself
+        // within three tokens, and this answer must not.
+        ignore_eos: true,
+        stream: true as const,
+      };
+      const stream = await client.chat.completions.create(body, { signal: controller.signal });
       let received = 0;
       let activeDuring = 0;
       for await (const chunk of stream) {

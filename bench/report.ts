@@ -112,7 +112,16 @@ function targetTable(results: BenchResults): string {
 /** One line naming the machine and the run. */
 export function machineLine(results: BenchResults): string {
   const m = results.machine;
-  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Node ${m.node}; ${m.browser} headless; load average ${m.loadAverage.toFixed(2)} at the start; ${results.finishedAt.slice(0, 10)}${results.settings.quick ? '; **quick mode: tiny model, 1 run, short generations: not a measurement**' : ''}.`;
+  const when =
+    results.runs && results.runs.length > 1
+      ? `joined from ${results.runs.length} runs: ${results.runs
+          .map(
+            (run) =>
+              `${run.sizes.join(' and ')} ${run.transports ? 'engines, transports and clients' : 'engines'} (${run.startedAt.slice(0, 16).replace('T', ' ')} UTC, load average ${run.loadAverage.toFixed(2)} at the start)`,
+          )
+          .join('; ')}`
+      : `load average ${m.loadAverage.toFixed(2)} at the start; ${results.finishedAt.slice(0, 10)}`;
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Node ${m.node}; ${m.browser} headless; ${when}${results.settings.quick ? '; **quick mode: tiny model, 1 run, short generations: not a measurement**' : ''}.`;
 }
 
 /** The settings in words. */

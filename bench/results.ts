@@ -1,3 +1,4 @@
+import type { RunSummary } from './add-run.js';
 import type { CapabilityCheck } from './page/bench-api.js';
 import type { Figure } from './stats.js';
 import type { BenchSettings, BenchSize } from './workload.js';
@@ -40,6 +41,8 @@ export interface EngineRow {
   baselineMemoryMiB?: number;
   /** Whether the engine streams tokens as it decodes them (time to first token means that). */
   streams?: boolean;
+  /** When its run started, where a results file joins several runs (`add-run.ts`). */
+  measuredAt?: string;
 }
 
 /** One way of reaching lmtab's engine, timed on the client. */
@@ -91,6 +94,8 @@ export interface BenchResults {
     /** Other work on the machine while measuring: the 1-minute load average at the start. */
     loadAverage: number;
   };
+  /** The runs this file joins, oldest first, when `--add-to` added one to another. */
+  runs?: RunSummary[];
   models: { size: BenchSize; id: string; bytes: number }[];
   /** How peak memory was measured. */
   memoryMethod: string;

@@ -10,6 +10,7 @@ import { chromium, type Page } from 'playwright-core';
 import { format } from 'prettier';
 import { createRelay } from '../src/relay/index.js';
 import packageJson from '../package.json';
+import { addRun } from './add-run.js';
 import { buildBenchPage } from './build-page.js';
 import type { ChatTurnsResult } from './chat-turns.js';
 import type { GenerateSpec } from './generate-spec.js';
@@ -52,6 +53,7 @@ const { values: args } = parseArgs({
     webgpu: { type: 'string', default: 'auto' },
     'skip-llama-wasm': { type: 'boolean', default: false },
     'skip-native': { type: 'boolean', default: false },
+    'add-to': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -67,6 +69,9 @@ if (args.help) {
                        swiftshader: force SwiftShader; off: no WebGPU
   --skip-llama-wasm    skip @fugood/node-llama-wasm
   --skip-native        skip the native llama.cpp reference
+  --add-to=FILE        add this run's engine rows to an earlier results file (e.g. 1.2B rows to
+                       a 350M run), skipping transports, concurrent clients and the engine-choice
+                       checks, which the earlier run measured; latest.* then show the joined figures
 Environment: LMTAB_BROWSER (Chromium path), LMTAB_BENCH_BROWSER_ARGS (extra browser flags).
 `);
   process.exit(0);
@@ -491,6 +496,7 @@ async function main(): Promise<void> {
   const settings = settingsFromArgs();
   const startedAt = new Date().toISOString();
   const loadAverage = loadavg()[0] ?? 0;
+  const earlier = args['add-to'] ? await readEarlierResults(args['add-to']) : undefined;
   log(`settings: ${JSON.stringify({ ...settings })}`);
   const models = await prepareModels(settings.sizes, join(cacheDir, 'models'), log);
   const vision = await visionFixture(join(root, 'tests/.cache/fixtures'));
@@ -575,14 +581,15 @@ async function main(): Promise<void> {
       }
     }
     const first = models[0]!;
-    const transport = await transportRows(ctx, first, allThreads);
-    const concurrency = await concurrencyRows(ctx, first, allThreads);
-    const checks = args['skip-llama-wasm']
-      ? []
-      : await probeLlamaWasm(ctx, first, allThreads, visionId);
+    const transport = earlier ? [] : await transportRows(ctx, first, allThreads);
+    const concurrency = earlier ? [] : await concurrencyRows(ctx, first, allThreads);
+    const checks =
+      earlier || args['skip-llama-wasm']
+        ? []
+        : await probeLlamaWasm(ctx, first, allThreads, visionId);
 
     const notMeasured: BenchResults['notMeasured'] = [];
-    if (!ctx.relayConnected)
+    if (!ctx.relayConnected && !earlier)
       notMeasured.push({ what: 'relay path and relay concurrency', why: relayMissing });
     if (info.plan.backend !== 'webgpu')
       notMeasured.push({ what: 'WebGPU (wllama)', why: info.plan.fallbackReason ?? 'no adapter' });
@@ -625,11 +632,32 @@ async function main(): Promise<void> {
       targets: checkTargets({ engines, transport, concurrency }),
       notMeasured,
     };
-    await writeResults(results);
+    await writeResults(earlier ? addRun(earlier, results) : results);
   } finally {
     await context.close();
     await relay.close();
   }
+}
+
+/** The results file `--add-to` names, checked to be one `npm run bench` wrote. */
+async function readEarlierResults(path: string): Promise<BenchResults> {
+  const text = await readFile(path, 'utf8').catch((error: unknown) => {
+    throw new Error(
+      `--add-to: expected a results file from an earlier run (bench/results/*.json), but ${path} cannot be read: ${(error as Error).message}`,
+    );
+  });
+  let parsed: Partial<BenchResults>;
+  try {
+    parsed = JSON.parse(text) as Partial<BenchResults>;
+  } catch (error) {
+    throw new Error(`--add-to: ${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (parsed.schema !== 1 || !Array.isArray(parsed.engines)) {
+    throw new Error(
+      `--add-to: expected bench results (schema 1, with engine rows) in ${path}, got ${JSON.stringify(parsed).slice(0, 80)}`,
+    );
+  }
+  return parsed as BenchResults;
 }
 
 async function writeResults(results: BenchResults): Promise<void> {

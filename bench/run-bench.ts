@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
-import { format } from 'prettier';
+import { format, resolveConfig } from 'prettier';
 import { createRelay } from '../src/relay/index.js';
 import packageJson from '../package.json';
 import { addRun } from './add-run.js';
@@ -304,6 +304,23 @@ async function llamaWasmRow(
   };
 }
 
+/**
+ * Runs one engine row; a row that fails is reported as not available, with the error, so that
+ * an hours-long run still writes every other figure.
+ */
+async function orFailed(
+  row: Pick<EngineRow, 'size' | 'engine' | 'backend' | 'threads'>,
+  measure: () => Promise<EngineRow>,
+): Promise<EngineRow> {
+  try {
+    return await measure();
+  } catch (error) {
+    const reason = `failed: ${error instanceof Error ? error.message : String(error)}`;
+    log(`${row.engine} ${row.backend} ${row.threads}t ${row.size} ${reason}`);
+    return { ...row, available: false, reason };
+  }
+}
+
 async function nativeRow(
   ctx: Context,
   model: BenchModelFile,
@@ -559,14 +576,26 @@ async function main(): Promise<void> {
     for (const model of models) {
       if (!args['skip-native']) {
         for (const threads of threadCounts) {
-          engines.push(await nativeRow(ctx, model, threads, childScript));
+          engines.push(
+            await orFailed(
+              { size: model.size, engine: 'llama.cpp (native)', backend: 'cpu', threads },
+              () => nativeRow(ctx, model, threads, childScript),
+            ),
+          );
         }
       }
       for (const threads of threadCounts)
-        engines.push(await wllamaRow(ctx, model, threads, 'wasm'));
+        engines.push(
+          await orFailed({ size: model.size, engine: 'wllama', backend: 'wasm', threads }, () =>
+            wllamaRow(ctx, model, threads, 'wasm'),
+          ),
+        );
       engines.push(
         info.plan.backend === 'webgpu'
-          ? await wllamaRow(ctx, model, allThreads, 'webgpu')
+          ? await orFailed(
+              { size: model.size, engine: 'wllama', backend: 'webgpu', threads: allThreads },
+              () => wllamaRow(ctx, model, allThreads, 'webgpu'),
+            )
           : {
               size: model.size,
               engine: 'wllama',
@@ -577,18 +606,32 @@ async function main(): Promise<void> {
             },
       );
       if (!args['skip-llama-wasm']) {
-        for (const threads of threadCounts) engines.push(await llamaWasmRow(ctx, model, threads));
+        for (const threads of threadCounts)
+          engines.push(
+            await orFailed(
+              { size: model.size, engine: 'node-llama-wasm', backend: 'wasm', threads },
+              () => llamaWasmRow(ctx, model, threads),
+            ),
+          );
       }
     }
     const first = models[0]!;
     const transport = earlier ? [] : await transportRows(ctx, first, allThreads);
     const concurrency = earlier ? [] : await concurrencyRows(ctx, first, allThreads);
+    let probeFailure: string | undefined;
+    // An earlier run's checks stand; a run that added node-llama-wasm rows checks it too.
     const checks =
-      earlier || args['skip-llama-wasm']
+      args['skip-llama-wasm'] || earlier?.engineChoice.checks.length
         ? []
-        : await probeLlamaWasm(ctx, first, allThreads, visionId);
+        : await probeLlamaWasm(ctx, first, allThreads, visionId).catch((error: unknown) => {
+            probeFailure = error instanceof Error ? error.message : String(error);
+            log(`node-llama-wasm checks failed: ${probeFailure}`);
+            return [];
+          });
 
     const notMeasured: BenchResults['notMeasured'] = [];
+    if (probeFailure)
+      notMeasured.push({ what: "node-llama-wasm's capability checks", why: probeFailure });
     if (!ctx.relayConnected && !earlier)
       notMeasured.push({ what: 'relay path and relay concurrency', why: relayMissing });
     if (info.plan.backend !== 'webgpu')
@@ -664,10 +707,16 @@ async function writeResults(results: BenchResults): Promise<void> {
   await mkdir(resultsDir, { recursive: true });
   const stamp = results.finishedAt.replaceAll(':', '-').slice(0, 19);
   const name = `${stamp}${results.settings.quick ? '-quick' : ''}.json`;
-  const json = await format(JSON.stringify(results), { parser: 'json' });
+  // The project's Prettier settings, so that `npm run lint` accepts what the bench writes.
+  const style = (filepath: string) =>
+    resolveConfig(filepath).then((config) => ({ ...config, filepath }));
+  const json = await format(JSON.stringify(results), await style(join(resultsDir, name)));
   await writeFile(join(resultsDir, name), json);
   await writeFile(join(resultsDir, 'latest.json'), json);
-  const markdown = await format(renderMarkdown(results), { parser: 'markdown' });
+  const markdown = await format(
+    renderMarkdown(results),
+    await style(join(resultsDir, 'latest.md')),
+  );
   await writeFile(join(resultsDir, 'latest.md'), markdown);
   const readmePath = join(root, 'README.md');
   const section = [
@@ -676,7 +725,7 @@ async function writeResults(results: BenchResults): Promise<void> {
     renderTables(results),
   ].join('\n');
   const readme = replaceReadmeSection(await readFile(readmePath, 'utf8'), section);
-  await writeFile(readmePath, await format(readme, { parser: 'markdown', filepath: readmePath }));
+  await writeFile(readmePath, await format(readme, await style(readmePath)));
   log(`wrote bench/results/${name}, latest.json, latest.md and the README's Performance section`);
 }
 

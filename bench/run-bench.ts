@@ -51,6 +51,7 @@ const { values: args } = parseArgs({
     threads: { type: 'string' },
     port: { type: 'string', default: String(testPorts.bench) },
     webgpu: { type: 'string', default: 'auto' },
+    engines: { type: 'string' },
     'skip-llama-wasm': { type: 'boolean', default: false },
     'skip-native': { type: 'boolean', default: false },
     'add-to': { type: 'string' },
@@ -67,6 +68,7 @@ if (args.help) {
   --port=${testPorts.bench}         port of the relay that serves the bench page
   --webgpu=auto        auto: offer a WebGPU adapter if the browser has one (SwiftShader allowed);
                        swiftshader: force SwiftShader; off: no WebGPU
+  --engines=LIST       which engines: native, wllama, node-llama-wasm; default all three
   --skip-llama-wasm    skip @fugood/node-llama-wasm
   --skip-native        skip the native llama.cpp reference
   --add-to=FILE        add this run's engine rows to an earlier results file (e.g. 1.2B rows to
@@ -514,6 +516,7 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadAverage = loadavg()[0] ?? 0;
   const earlier = args['add-to'] ? await readEarlierResults(args['add-to']) : undefined;
+  const engineNames = chosenEngines();
   log(`settings: ${JSON.stringify({ ...settings })}`);
   const models = await prepareModels(settings.sizes, join(cacheDir, 'models'), log);
   const vision = await visionFixture(join(root, 'tests/.cache/fixtures'));
@@ -574,7 +577,7 @@ async function main(): Promise<void> {
     const allThreads = Math.max(...threadCounts);
     const engines: EngineRow[] = [];
     for (const model of models) {
-      if (!args['skip-native']) {
+      if (engineNames.has('native')) {
         for (const threads of threadCounts) {
           engines.push(
             await orFailed(
@@ -584,28 +587,31 @@ async function main(): Promise<void> {
           );
         }
       }
-      for (const threads of threadCounts)
+      if (engineNames.has('wllama')) {
+        for (const threads of threadCounts)
+          engines.push(
+            await orFailed({ size: model.size, engine: 'wllama', backend: 'wasm', threads }, () =>
+              wllamaRow(ctx, model, threads, 'wasm'),
+            ),
+          );
+      }
+      if (engineNames.has('wllama'))
         engines.push(
-          await orFailed({ size: model.size, engine: 'wllama', backend: 'wasm', threads }, () =>
-            wllamaRow(ctx, model, threads, 'wasm'),
-          ),
+          info.plan.backend === 'webgpu'
+            ? await orFailed(
+                { size: model.size, engine: 'wllama', backend: 'webgpu', threads: allThreads },
+                () => wllamaRow(ctx, model, allThreads, 'webgpu'),
+              )
+            : {
+                size: model.size,
+                engine: 'wllama',
+                backend: 'webgpu',
+                threads: allThreads,
+                available: false,
+                reason: info.plan.fallbackReason,
+              },
         );
-      engines.push(
-        info.plan.backend === 'webgpu'
-          ? await orFailed(
-              { size: model.size, engine: 'wllama', backend: 'webgpu', threads: allThreads },
-              () => wllamaRow(ctx, model, allThreads, 'webgpu'),
-            )
-          : {
-              size: model.size,
-              engine: 'wllama',
-              backend: 'webgpu',
-              threads: allThreads,
-              available: false,
-              reason: info.plan.fallbackReason,
-            },
-      );
-      if (!args['skip-llama-wasm']) {
+      if (engineNames.has('node-llama-wasm')) {
         for (const threads of threadCounts)
           engines.push(
             await orFailed(
@@ -621,7 +627,7 @@ async function main(): Promise<void> {
     let probeFailure: string | undefined;
     // An earlier run's checks stand; a run that added node-llama-wasm rows checks it too.
     const checks =
-      args['skip-llama-wasm'] || earlier?.engineChoice.checks.length
+      !engineNames.has('node-llama-wasm') || earlier?.engineChoice.checks.length
         ? []
         : await probeLlamaWasm(ctx, first, allThreads, visionId).catch((error: unknown) => {
             probeFailure = error instanceof Error ? error.message : String(error);
@@ -680,6 +686,23 @@ async function main(): Promise<void> {
     await context.close();
     await relay.close();
   }
+}
+
+const engineChoices = ['native', 'wllama', 'node-llama-wasm'] as const;
+
+/** The engines `--engines` names, less those a `--skip-*` flag leaves out. */
+function chosenEngines(): Set<(typeof engineChoices)[number]> {
+  const names = args.engines?.split(',').map((name) => name.trim()) ?? [...engineChoices];
+  const unknown = names.filter((name) => !(engineChoices as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `--engines: expected a comma-separated list of ${engineChoices.join(', ')}, got ${unknown.map((name) => JSON.stringify(name)).join(', ')}`,
+    );
+  }
+  const chosen = new Set(names as (typeof engineChoices)[number][]);
+  if (args['skip-native']) chosen.delete('native');
+  if (args['skip-llama-wasm']) chosen.delete('node-llama-wasm');
+  return chosen;
 }
 
 /** The results file `--add-to` names, checked to be one `npm run bench` wrote. */

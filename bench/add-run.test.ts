@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addRun } from './add-run.js';
-import type { BenchResults, EngineRow, TransportRow } from './results.js';
-import { summarize, type Figure } from './stats.js';
+import type { BenchResults, TransportRow } from './results.js';
+import { engineRow as row, figure as f } from './test-rows.js';
 import { benchSettings } from './workload.js';
-
-const f = (...runs: number[]) => summarize(runs) as Figure;
-
-const row = (overrides: Partial<EngineRow>): EngineRow => ({
-  size: '350M',
-  engine: 'wllama',
-  backend: 'wasm',
-  threads: 2,
-  available: true,
-  ...overrides,
-});
 
 const transport: TransportRow = {
   size: '350M',

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ConcurrencyRow, EngineRow, TransportRow } from './results.js';
-import { summarize, type Figure } from './stats.js';
+import type { ConcurrencyRow, TransportRow } from './results.js';
 import { checkTargets } from './targets.js';
-
-const f = (...runs: number[]) => summarize(runs) as Figure;
+import { engineRow as engine, figure as f } from './test-rows.js';
 
 const transport = (path: TransportRow['path'], decode: number, ttft: number): TransportRow => ({
   size: '350M',
@@ -12,15 +10,6 @@ const transport = (path: TransportRow['path'], decode: number, ttft: number): Tr
   available: true,
   decodeTokS: f(decode),
   ttftMs: f(ttft),
-});
-
-const engine = (overrides: Partial<EngineRow>): EngineRow => ({
-  size: '350M',
-  engine: 'wllama',
-  backend: 'wasm',
-  threads: 2,
-  available: true,
-  ...overrides,
 });
 
 describe('checkTargets', () => {

@@ -1,4 +1,4 @@
-import { LitElement, css, html } from 'lit';
+import { LitElement, css, html, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
 import { controlStyles } from './control-styles.js';
@@ -93,6 +93,24 @@ const optionalFields: OptionalField[] = [
     max: 2 ** 32 - 2,
   },
 ];
+
+/** A setting's label and field on one row, with what goes below the row and the hint under it. */
+function fieldFrame(
+  id: string,
+  label: string,
+  hint: string,
+  input: TemplateResult,
+  below: TemplateResult | null = null,
+) {
+  return html`<div class="field">
+    <div class="row">
+      <label for=${id}>${label}</label>
+      ${input}
+    </div>
+    ${below}
+    <span class="hint" id="${id}-hint">${hint}</span>
+  </div>`;
+}
 
 /** Reads the stop strings box: one per line, with `\n` and `\t` standing for newline and tab. */
 function parseStop(text: string): string[] {
@@ -208,61 +226,57 @@ export class LmtabChatSettings extends LitElement {
         this.change({ [field.key]: field.integer ? Math.round(clamped) : clamped });
       } else input.value = String(value);
     };
-    return html`<div class="field">
-      <div class="row">
-        <label for=${id}>${field.label}</label>
-        <input
-          id=${id}
-          type="number"
-          inputmode="decimal"
-          min=${field.min}
-          step=${field.step}
-          .value=${live(String(value))}
-          aria-describedby="${id}-hint"
-          @change=${commit}
-        />
-      </div>
-      ${
-        field.slider
-          ? html`<input
-              type="range"
-              aria-label="${field.label} slider"
-              min=${field.min}
-              max=${field.max}
-              step=${field.step}
-              .value=${live(String(value))}
-              @change=${commit}
-            />`
-          : null
-      }
-      <span class="hint" id="${id}-hint">${field.hint}</span>
-    </div>`;
+    return fieldFrame(
+      id,
+      field.label,
+      field.hint,
+      html`<input
+        id=${id}
+        type="number"
+        inputmode="decimal"
+        min=${field.min}
+        step=${field.step}
+        .value=${live(String(value))}
+        aria-describedby="${id}-hint"
+        @change=${commit}
+      />`,
+      field.slider
+        ? html`<input
+            type="range"
+            aria-label="${field.label} slider"
+            min=${field.min}
+            max=${field.max}
+            step=${field.step}
+            .value=${live(String(value))}
+            @change=${commit}
+          />`
+        : null,
+    );
   }
 
   private optionalField(field: OptionalField) {
     const value = this.settings[field.key];
     const id = `field-${field.id}`;
-    return html`<div class="field">
-      <div class="row">
-        <label for=${id}>${field.label}</label>
-        <input
-          id=${id}
-          type="number"
-          inputmode="numeric"
-          min=${field.min}
-          step="1"
-          placeholder=${field.placeholder}
-          aria-describedby="${id}-hint"
-          .value=${live(value === null ? '' : String(value))}
-          @change=${(e: Event) => {
-            const parsed = (e.target as HTMLInputElement).valueAsNumber;
-            const whole = Math.min(field.max, Math.max(field.min, Math.round(parsed)));
-            this.change({ [field.key]: Number.isFinite(parsed) ? whole : null });
-          }}
-        />
-      </div>
-      <span class="hint" id="${id}-hint">${field.hint}</span>
-    </div>`;
+    return fieldFrame(
+      id,
+      field.label,
+      field.hint,
+      html`<input
+        id=${id}
+        type="number"
+        inputmode="numeric"
+        min=${field.min}
+        step="1"
+        placeholder=${field.placeholder}
+        aria-describedby="${id}-hint"
+        .value=${live(value === null ? '' : String(value))}
+        @change=${(e: Event) => {
+          const parsed = (e.target as HTMLInputElement).valueAsNumber;
+          const whole = Math.min(field.max, Math.max(field.min, Math.round(parsed)));
+          this.change({ [field.key]: Number.isFinite(parsed) ? whole : null });
+        }}
+      />`,
+    );
   }
 
   override render() {

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { format, resolveConfig } from 'prettier';
+import { parseJsonFile } from '../src/cloud/parse-json-file.js';
 import { createRelay } from '../src/relay/index.js';
 import packageJson from '../package.json';
 import { addRun } from './add-run.js';
@@ -306,6 +307,8 @@ async function llamaWasmRow(
   };
 }
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
  * Runs one engine row; a row that fails is reported as not available, with the error, so that
  * an hours-long run still writes every other figure.
@@ -317,7 +320,7 @@ async function orFailed(
   try {
     return await measure();
   } catch (error) {
-    const reason = `failed: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `failed: ${messageOf(error)}`;
     log(`${row.engine} ${row.backend} ${row.threads}t ${row.size} ${reason}`);
     return { ...row, available: false, reason };
   }
@@ -594,8 +597,6 @@ async function main(): Promise<void> {
               wllamaRow(ctx, model, threads, 'wasm'),
             ),
           );
-      }
-      if (engineNames.has('wllama'))
         engines.push(
           info.plan.backend === 'webgpu'
             ? await orFailed(
@@ -611,6 +612,7 @@ async function main(): Promise<void> {
                 reason: info.plan.fallbackReason,
               },
         );
+      }
       if (engineNames.has('node-llama-wasm')) {
         for (const threads of threadCounts)
           engines.push(
@@ -630,7 +632,7 @@ async function main(): Promise<void> {
       !engineNames.has('node-llama-wasm') || earlier?.engineChoice.checks.length
         ? []
         : await probeLlamaWasm(ctx, first, allThreads, visionId).catch((error: unknown) => {
-            probeFailure = error instanceof Error ? error.message : String(error);
+            probeFailure = messageOf(error);
             log(`node-llama-wasm checks failed: ${probeFailure}`);
             return [];
           });
@@ -712,12 +714,7 @@ async function readEarlierResults(path: string): Promise<BenchResults> {
       `--add-to: expected a results file from an earlier run (bench/results/*.json), but ${path} cannot be read: ${(error as Error).message}`,
     );
   });
-  let parsed: Partial<BenchResults>;
-  try {
-    parsed = JSON.parse(text) as Partial<BenchResults>;
-  } catch (error) {
-    throw new Error(`--add-to: ${path} is not JSON: ${(error as Error).message}`);
-  }
+  const parsed = parseJsonFile(text, `--add-to's results file ${path}`) as Partial<BenchResults>;
   if (parsed.schema !== 1 || !Array.isArray(parsed.engines)) {
     throw new Error(
       `--add-to: expected bench results (schema 1, with engine rows) in ${path}, got ${JSON.stringify(parsed).slice(0, 80)}`,

@@ -1,3 +1,4 @@
+import type { Usage } from '../src/engine/index.js';
 import { perSecond } from './stats.js';
 
 /** Durations an engine reports for one generation (llama.cpp's own timings). */
@@ -56,10 +57,7 @@ export class StreamClock {
   }
 
   /** The timing of the finished answer. */
-  finish(
-    usage: { promptTokens: number; cachedPromptTokens?: number; completionTokens: number },
-    engine?: EngineTimings,
-  ): StreamTiming {
+  finish(usage: Usage, engine?: EngineTimings): StreamTiming {
     return {
       ttftMs: this.first - this.startedAt,
       totalMs: this.now() - this.startedAt,
@@ -103,7 +101,7 @@ export async function timeSseStream(
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
-  let usage: Parameters<StreamClock['finish']>[0] = { promptTokens: 0, completionTokens: 0 };
+  let usage: Usage = { promptTokens: 0, completionTokens: 0 };
   for (;;) {
     const { done, value } = await reader.read();
     buffer += decoder.decode(value, { stream: !done });

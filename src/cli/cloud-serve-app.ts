@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { headlessStorage, startAppServer } from '../cloud/index.js';
 import type { AppDefinition, AppServer } from '../cloud/index.js';
 import { LmtabError } from '../errors/index.js';
-import { createRelay } from '../relay/index.js';
+import { createRelay, defaultProfileDir } from '../relay/index.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 import { createHeadlessEngine, findBrowser } from './headless-engine.js';
 
@@ -21,11 +20,6 @@ export interface ServeAppOptions {
   profileDir?: string;
   /** Progress and browser lines. */
   log: (line: string) => void;
-}
-
-/** The default profile of headless engines: `$LMTAB_HOME/browser`, else `~/.lmtab/browser`. */
-export function defaultProfileDir(env: NodeJS.ProcessEnv): string {
-  return join(env.LMTAB_HOME ?? join(homedir(), '.lmtab'), 'browser');
 }
 
 /**

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LmtabError } from '../errors/index.js';
+import { lmtabHome } from '../relay/index.js';
 import type { RelayClient } from './relay-client.js';
 import { isLocalHost } from './resolve-host.js';
 
@@ -49,7 +49,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
     );
   }
 
-  const home = join(env.HOME ?? homedir(), '.lmtab');
+  const home = lmtabHome(env);
   mkdirSync(home, { recursive: true });
   const logPath = join(home, 'relay.log');
   const logFd = openSync(logPath, 'a');

@@ -1,11 +1,11 @@
 // The `lmtab` command's main: parses arguments with commander and wires the real relay client.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { processCloudContext } from './cloud-cli-context.js';
+import { defaultProfileDir } from '../relay/index.js';
 import { cloudCommand } from './cloud-command.js';
 import { cpCommand } from './cp-command.js';
 import { createCommand } from './create-command.js';
@@ -83,7 +83,7 @@ program
   .option(
     '--profile-dir <dir>',
     'browser profile of the headless engine (keeps its models)',
-    join(homedir(), '.lmtab', 'browser'),
+    defaultProfileDir(),
   )
   .option('--queue <n>', 'requests that may wait for a slot before 503 (default 16)', parseCount)
   .option(

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { LmtabError } from '../errors/index.js';
+import { lmtabHome } from '../relay/index.js';
 import { parseJsonFile } from './parse-json-file.js';
 
 /** What a key may do: `api` calls the models; `admin` also manages keys. */
@@ -82,7 +83,7 @@ const keyPattern = /^lmtab_[A-Za-z0-9_-]{43}$/;
 
 /** `$LMTAB_HOME/keys.json`, else `~/.lmtab/keys.json`. */
 export function defaultKeyFile(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  return join(env.LMTAB_HOME ?? join(home, '.lmtab'), 'keys.json');
+  return join(lmtabHome(env, home), 'keys.json');
 }
 
 /** A new key: `lmtab_` and 32 random bytes in base64url (256 bits). */

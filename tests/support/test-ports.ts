@@ -6,8 +6,23 @@
  * inside that range fails with EADDRINUSE whenever a browser's or a client's socket happens to hold
  * that port at the moment, which failed CI once in a few full runs (41310, then 41330).
  * `test-ports.test.ts` checks the table against this machine's range.
+ *
+ * `LMTAB_TEST_PORT_OFFSET` (default 0, at most 2000) shifts every port, so that two checkouts can
+ * run their suites on one machine at once.
  */
-export const testPorts = {
+const offset = portOffset(process.env.LMTAB_TEST_PORT_OFFSET);
+
+function portOffset(text: string | undefined): number {
+  const value = Number(text ?? 0);
+  if (!Number.isInteger(value) || value < 0 || value > 2000) {
+    throw new Error(
+      `LMTAB_TEST_PORT_OFFSET: expected a whole number 0 to 2000, received "${text}"`,
+    );
+  }
+  return value;
+}
+
+const basePorts = {
   /** Playwright's webServer: the built app behind the relay (`LMTAB_TEST_PORT` overrides). */
   app: 21234,
   relayBare: 21310,
@@ -35,3 +50,8 @@ export const testPorts = {
   gatewayNoUpstream: 21349,
   bench: 21350,
 } as const;
+
+/** The table with `LMTAB_TEST_PORT_OFFSET` applied. */
+export const testPorts = Object.fromEntries(
+  Object.entries(basePorts).map(([name, port]) => [name, port + offset]),
+) as { readonly [Name in keyof typeof basePorts]: number };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumArgsFromEnv, headlessStorage } from '../cloud/index.js';
 import { LmtabError } from '../errors/index.js';
+import { profileHolder, profileInUseError } from './profile-lock.js';
 
 /** Chromium switches for an unattended engine: no sandbox (containers), no background traffic. */
 export const headlessArgs = [
@@ -102,6 +103,9 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
 
   async function launch(): Promise<BrowserContext> {
     await mkdir(options.profileDir, { recursive: true });
+    // Chromium would fail with a raw ProcessSingleton dump; say who holds the profile instead.
+    const holder = profileHolder(options.profileDir);
+    if (holder !== undefined) throw profileInUseError(options.profileDir, holder);
     log(`starting headless ${options.executablePath} (profile ${options.profileDir})`);
     const launched = await chromium.launchPersistentContext(options.profileDir, {
       executablePath: options.executablePath,

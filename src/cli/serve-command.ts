@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { toLmtabError } from '../errors/index.js';
 import { createRelay, type RelayLogEntry } from '../relay/index.js';
 import { createHeadlessEngine, findBrowser, type HeadlessEngine } from './headless-engine.js';
+import { claimProfile, type ProfileClaim } from './profile-lock.js';
 
 /** Options of {@link serveCommand} (the `serve` flags). */
 export interface ServeOptions {
@@ -73,11 +74,24 @@ export async function serveCommand(
       ),
   });
   const shown = options.host === '0.0.0.0' ? relay.url.replace('0.0.0.0', 'localhost') : relay.url;
+  let claim: ProfileClaim | undefined;
+  if (headless) {
+    try {
+      claim = claimProfile(resolve(options.profileDir), { url: shown });
+    } catch (error) {
+      process.stderr.write(`lmtab: ${toLmtabError(error).message}\n`);
+      await relay.close();
+      process.exit(1);
+    }
+  }
   say(`lmtab ${meta.version} serving the app and API at ${shown} (OpenAI: ${shown}/v1)`);
   if (headless) say('lmtab: a headless engine starts with the first API request');
   else say(`lmtab: open ${shown}/ and click Start Server to serve its engine here`);
   const stop = () =>
-    void Promise.all([relay.close(), headless?.close()]).finally(() => process.exit(0));
+    void Promise.all([relay.close(), headless?.close()]).finally(() => {
+      claim?.release();
+      process.exit(0);
+    });
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -29,6 +29,16 @@ let home: string;
 let work: string;
 let hub: FakeHub;
 
+/** The CLI's environment: its home (and so its relay's profile) inside the test's folder. */
+function cliEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: home,
+    LMTAB_HOME: join(home, '.lmtab'),
+    LMTAB_HOST: `127.0.0.1:${port}`,
+  };
+}
+
 /** Runs the built `lmtab` with `args` (stdin from `input`) against the test relay. */
 function lmtab(
   args: string[],
@@ -36,7 +46,7 @@ function lmtab(
 ): Promise<CliResult> {
   const child = spawn(process.execPath, [join(process.cwd(), 'bin/lmtab.js'), ...args], {
     cwd: work,
-    env: { ...process.env, HOME: home, LMTAB_HOST: `127.0.0.1:${port}`, ...options.env },
+    env: { ...cliEnv(), ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -181,7 +191,7 @@ test('Ctrl+C stops an answer and the chat goes on; /bye ends it', async () => {
     [join(process.cwd(), 'bin/lmtab.js'), 'run', 'tiny-short', '-i'],
     {
       cwd: work,
-      env: { ...process.env, HOME: home, LMTAB_HOST: `127.0.0.1:${port}` },
+      env: cliEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );

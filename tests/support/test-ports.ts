@@ -49,6 +49,11 @@ const basePorts = {
   /** Where no app server ever listens, for "the app did not answer" errors. */
   gatewayNoUpstream: 21349,
   bench: 21350,
+  dockerImage: 21351,
+  deployImage: 21352,
+  globalInstall: 21353,
+  profileHolder: 21354,
+  profileSecond: 21355,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -22,8 +22,8 @@ const binPath = fileURLToPath(new URL('../../bin/lmtab.js', import.meta.url));
 
 /**
  * Makes sure a relay answers at the client's address. When none does and the address is this
- * machine's, starts `lmtab serve --headless` in the background (logging to `~/.lmtab/relay.log`,
- * its process id in `~/.lmtab/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
+ * machine's, starts `lmtab serve --headless` in the background (logging to `$LMTAB_HOME/relay.log`,
+ * its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
  */
 export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   const { client, log } = options;
@@ -77,7 +77,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   child.once('exit', (code, signal) => (exited = code ?? signal ?? 'unknown'));
   child.once('error', (error) => (exited = error.message));
   child.unref();
-  // So the person (and tests) can stop the background relay: kill $(cat ~/.lmtab/relay.pid).
+  // So the person (and tests) can stop the background relay: kill $(cat $LMTAB_HOME/relay.pid), default ~/.lmtab.
   if (child.pid !== undefined) writeFileSync(join(home, 'relay.pid'), `${child.pid}\n`);
 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);

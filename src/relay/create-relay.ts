@@ -265,7 +265,8 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     }
     if (await serveStatic(appDir, request, response)) return;
     response.writeHead(404, { ...isolationHeaders, 'Content-Type': 'text/plain' });
-    response.end(`Not found: ${pathname}\n`);
+    // Never echo unbounded input.
+    response.end(`Not found: ${pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname}\n`);
   };
 
   const server = createServer((request, response) => {

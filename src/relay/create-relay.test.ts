@@ -365,7 +365,7 @@ describe('createRelay: who may join, call and read', () => {
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
 
     for (const headers of [
-      { Authorization: 'Bearer sk-test', Cookie: 'session=1' },
+      { Authorization: 'Bearer sk-test', Cookie: 'session=1' } as Record<string, string>,
       { 'x-api-key': 'sk-test', 'Proxy-Authorization': 'Basic eDp5' },
     ]) {
       const pending = raw('/api/tags', headers);
@@ -389,7 +389,7 @@ describe('createRelay: who may join, call and read', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.example' },
       { 'Sec-Fetch-Site': 'same-origin', Origin: 'http://evil.example' },
       { 'Sec-Fetch-Site': 'same-site' },

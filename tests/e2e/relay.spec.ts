@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
 import { Ollama } from 'ollama';
-import OpenAI, { APIError, BadRequestError, NotFoundError } from 'openai';
+import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError } from 'openai';
 import WebSocket from 'ws';
 import type { Relay } from '../../src/relay/index.js';
 import { repos, startE2eHub } from './support/hub.js';
@@ -131,7 +131,8 @@ test.describe('the relay without an engine', () => {
       expect(refusedNative.status).toBe(403);
       expect(typeof (await refusedNative.json()).error).toBe('string');
 
-      // Another site's page may not become an engine and read what clients send.
+      // Another site's page may not become an engine and read what clients send: a listed
+      // origin opens the API, never the engine socket, which needs the relay's secret.
       const socketStatus = await new Promise<number>((resolve) => {
         const socket = new WebSocket(`ws://127.0.0.1:${relayPorts.cors}/lmtab/engine`, {
           origin: 'http://evil.example',
@@ -142,7 +143,7 @@ test.describe('the relay without an engine', () => {
           resolve(101);
         });
       });
-      expect(socketStatus).toBe(403);
+      expect(socketStatus).toBe(401);
 
       const big = await fetch(`${relay.url}/v1/chat/completions`, {
         method: 'POST',
@@ -645,6 +646,73 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     await expect(row).toContainText('/v1/chat/completions');
     await expect(row).toContainText('200');
     await page.close();
+  });
+
+  test('a socket without the relay secret is refused and receives nothing while the tabs serve requests', async () => {
+    const engines = relay.stats().engines.length;
+    const received: string[] = [];
+    const attempt = (protocols: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve) => {
+        const socket = new WebSocket(
+          `ws://127.0.0.1:${relayPorts.engines}/lmtab/engine`,
+          protocols,
+        );
+        socket.on('message', (data: Buffer) => received.push(data.toString()));
+        socket.on('open', () => {
+          // Were it let in, it would say hello and wait for requests.
+          socket.send(JSON.stringify({ type: 'hello', capacity: 64 }));
+          resolve({ status: 101, body: '' });
+        });
+        socket.on('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => void (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        socket.on('error', () => undefined);
+      });
+    const none = await attempt([]);
+    expect(none.status).toBe(401);
+    expect(none.body).toContain('only with its secret');
+    const wrong = await attempt(['lmtab-engine', `lmtab-secret.${'0'.repeat(64)}`]);
+    expect(wrong.status).toBe(401);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        openAiClient(relay).chat.completions.create({ model, messages: hello, max_tokens: 4 }),
+      ),
+    );
+    for (const answer of answers)
+      expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    expect(relay.stats().engines).toHaveLength(engines);
+    expect(received).toEqual([]);
+  });
+
+  test('with an API key, clients without it get 401 in their protocol and clients with it are served', async () => {
+    await relay.close();
+    relay = await startRelay(relayPorts.engines, {
+      clientKeys: { keys: ['sk-e2e'], required: 'everyone' },
+    });
+    // The tab reads the new relay's secret by itself and joins again.
+    await expect.poll(() => relay.stats().engines.length, { timeout: 15_000 }).toBe(1);
+    const refused = await openAiClient(relay)
+      .chat.completions.create({ model, messages: hello, max_tokens: 4 })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AuthenticationError);
+    expect((refused as APIError).status).toBe(401);
+    const keyed = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'sk-e2e', maxRetries: 0 });
+    const answer = await keyed.chat.completions.create({ model, messages: hello, max_tokens: 4 });
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+
+    const anonymous = new Ollama({ host: relay.url });
+    const nativeRefusal = (await anonymous.list().catch((error: unknown) => error)) as {
+      status_code?: number;
+      error?: string;
+    };
+    expect(nativeRefusal.status_code).toBe(401);
+    expect(nativeRefusal.error).toContain('needs an API key');
+    const ollama = new Ollama({ host: relay.url, headers: { Authorization: 'Bearer sk-e2e' } });
+    expect((await ollama.list()).models.map((m) => m.name)).toContain(model);
+    const chat = await ollama.chat({ model, messages: hello, options: { num_predict: 4 } });
+    expect(chat.done).toBe(true);
   });
 });
 

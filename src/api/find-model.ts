@@ -1,5 +1,6 @@
 import { LmtabError } from '../errors/index.js';
 import { checkModelName } from './check-model-name.js';
+import { isStagedBlob } from './ollama/blob-digest.js';
 import { DEFAULT_QUANTIZATION, nearestQuantization } from '../hub/index.js';
 import { isComplete } from '../store/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
@@ -42,7 +43,9 @@ export async function findModel(
       { param: 'model' },
     );
   }
-  const ids = (await store.list()).filter(isComplete).map((r) => r.id);
+  const ids = (await store.list())
+    .filter((r) => isComplete(r) && !isStagedBlob(r))
+    .map((r) => r.id);
   const stored =
     ids.length === 0
       ? 'no models are stored yet'

@@ -25,6 +25,28 @@ function openAiClient(relay: Relay): OpenAI {
   return new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any', maxRetries: 0 });
 }
 
+/** Pids of the Chromium renderer processes below `root` (the CLI's process). */
+async function rendererPids(root: number): Promise<number[]> {
+  const { stdout } = await execFileAsync('ps', ['-e', '-o', 'pid=,ppid=,args=']);
+  const rows = stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .flatMap((m) => (m ? [{ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }] : []));
+  const below = new Set([root]);
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const row of rows) {
+      if (below.has(row.ppid) && !below.has(row.pid)) {
+        below.add(row.pid);
+        grown = true;
+      }
+    }
+  }
+  return rows
+    .filter((r) => below.has(r.pid) && r.args.includes('--type=renderer'))
+    .map((r) => r.pid);
+}
+
 /** Reads an async iterator to its end, resolving with the error it throws (if any). */
 async function drain(iterator: AsyncIterator<unknown>): Promise<unknown> {
   try {
@@ -693,6 +715,10 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     });
     // The tab reads the new relay's secret by itself and joins again.
     await expect.poll(() => relay.stats().engines.length, { timeout: 15_000 }).toBe(1);
+    // Its Developer panel (a same-origin page on this machine) shows the key to copy.
+    await expect(tabs[0].page.locator('lmtab-server-panel').getByTestId('api-key')).toHaveText(
+      'sk-e2e',
+    );
     const refused = await openAiClient(relay)
       .chat.completions.create({ model, messages: hello, max_tokens: 4 })
       .catch((error: unknown) => error);
@@ -754,6 +780,41 @@ test('lmtab serve --headless starts Chromium on its own app for the first reques
     expect(cli.output()).toContain('lmtab: engine tab connected (4 slots, app 0.1.0); 1 connected');
     const after = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
     expect(after.engines).toBe(1);
+    expect(after.headless).toEqual({ state: 'running' });
+
+    // The engine's renderer killed mid-stream (as an out-of-memory kill does): that stream ends
+    // with an error, a new page replaces the crashed one, and the next request is served.
+    const story = (
+      await ollama.chat({
+        model: 'tiny-lfm2',
+        messages: [{ role: 'user', content: 'Write a very long story' }],
+        stream: true,
+        options: { num_predict: 4000, temperature: 0 },
+      })
+    )[Symbol.asyncIterator]();
+    await story.next();
+    const renderers = await rendererPids(cli.child.pid!);
+    expect(renderers.length).toBeGreaterThan(0);
+    for (const pid of renderers) process.kill(pid, 'SIGKILL');
+    const killed = Date.now();
+    expect(String(await drain(story))).toContain('engine tab disconnected');
+    const next = await ollama.chat({
+      model: 'tiny-lfm2',
+      messages: hello,
+      options: { num_predict: 4, temperature: 0 },
+    });
+    expect(next.done).toBe(true);
+    const recoveryMs = Date.now() - killed;
+    expect(recoveryMs).toBeLessThan(60_000);
+    test
+      .info()
+      .annotations.push({
+        type: 'recovery after a renderer kill',
+        description: `${recoveryMs} ms`,
+      });
+    expect(cli.output()).toContain('engine page crashed; opening a new one');
+    const recovered = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    expect(recovered).toMatchObject({ engines: 1, headless: { state: 'running' } });
   } finally {
     expect(await stopCli(cli.child)).toBe(0);
   }

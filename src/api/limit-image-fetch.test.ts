@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LmtabError } from '../errors/index.js';
@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 /** A local server that accepts connections and answers as told (or never). */
-async function serve(answer: (response: import('node:http').ServerResponse) => void) {
+async function serve(answer: (response: ServerResponse) => void) {
   server = createServer((_request, response) => answer(response));
   await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/cat.png`;

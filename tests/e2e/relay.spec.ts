@@ -806,12 +806,10 @@ test('lmtab serve --headless starts Chromium on its own app for the first reques
     expect(next.done).toBe(true);
     const recoveryMs = Date.now() - killed;
     expect(recoveryMs).toBeLessThan(60_000);
-    test
-      .info()
-      .annotations.push({
-        type: 'recovery after a renderer kill',
-        description: `${recoveryMs} ms`,
-      });
+    test.info().annotations.push({
+      type: 'recovery after a renderer kill',
+      description: `${recoveryMs} ms`,
+    });
     expect(cli.output()).toContain('engine page crashed; opening a new one');
     const recovered = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
     expect(recovered).toMatchObject({ engines: 1, headless: { state: 'running' } });

@@ -1,6 +1,7 @@
 import { chromium, expect, test } from '@playwright/test';
 import { execFile } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { Ollama } from 'ollama';
 import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError } from 'openai';
@@ -370,6 +371,48 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
     // The projector turns the image into dozens of tokens; text alone would be a handful.
     expect(answer.usage?.prompt_tokens).toBeGreaterThan(40);
+  });
+
+  test('an image URL on a server that never answers fails after the connect limit and frees the slot', async () => {
+    // Accepts the connection, never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/cat.png`;
+    try {
+      const started = Date.now();
+      const error = await openAiClient(relay)
+        .chat.completions.create({
+          model: 'tiny-lfm2-vl',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is in this picture?' },
+                { type: 'image_url', image_url: { url } },
+              ],
+            },
+          ],
+          max_tokens: 4,
+        })
+        .catch((caught: unknown) => caught);
+      const elapsed = Date.now() - started;
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect((error as APIError).message).toContain(
+        'sent no answer within 10 s (the connect limit)',
+      );
+      expect(elapsed).toBeGreaterThanOrEqual(9_000);
+      expect(elapsed).toBeLessThan(30_000);
+      expect(relay.stats().engines.every((engine) => engine.active === 0)).toBe(true);
+      const next = await openAiClient(relay).chat.completions.create({
+        model,
+        messages: hello,
+        max_tokens: 4,
+      });
+      expect(next.choices[0].message.content?.length).toBeGreaterThan(0);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((done) => silent.close(done));
+    }
   });
 
   test('OpenAI client: errors keep their status and code through the relay; a chunked body over the limit is 413', async () => {

@@ -36,7 +36,14 @@ function lmtab(
 ): Promise<CliResult> {
   const child = spawn(process.execPath, [join(process.cwd(), 'bin/lmtab.js'), ...args], {
     cwd: work,
-    env: { ...process.env, HOME: home, LMTAB_HOST: `127.0.0.1:${port}`, ...options.env },
+    env: {
+      ...process.env,
+      HOME: home,
+      // The spec's own lmtab home, whatever the shell's LMTAB_HOME says.
+      LMTAB_HOME: join(home, '.lmtab'),
+      LMTAB_HOST: `127.0.0.1:${port}`,
+      ...options.env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -181,7 +188,12 @@ test('Ctrl+C stops an answer and the chat goes on; /bye ends it', async () => {
     [join(process.cwd(), 'bin/lmtab.js'), 'run', 'tiny-short', '-i'],
     {
       cwd: work,
-      env: { ...process.env, HOME: home, LMTAB_HOST: `127.0.0.1:${port}` },
+      env: {
+        ...process.env,
+        HOME: home,
+        LMTAB_HOME: join(home, '.lmtab'),
+        LMTAB_HOST: `127.0.0.1:${port}`,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );

@@ -2,6 +2,7 @@
 // engine, and node-llama-wasm on the same files from IndexedDB. `npm run bench` drives it.
 import {
   connectRelay,
+  fetchRelaySession,
   engineSocketPath,
   startEngineHost,
   type EngineHostHandle,
@@ -187,6 +188,7 @@ function joinRelay(timeoutMs = 15_000): Promise<boolean> {
     connectRelay({
       url: `ws://${location.host}${engineSocketPath}`,
       connect: () => host?.connect(),
+      secret: async () => (await fetchRelaySession())?.engineSecret,
       version: packageJson.version,
       onEvent: (event) => {
         if (event.type !== 'state' || event.state !== 'connected') return;

@@ -1,6 +1,7 @@
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { Engine } from '../engine/index.js';
 import type { ModelStore } from '../store/index.js';
+import { limitImageFetch, type ImageFetchLimits } from './limit-image-fetch.js';
 import { ollamaErrorResponse } from './ollama/ollama-error.js';
 import { createProjectorUploads } from './ollama/projector-uploads.js';
 import { openAiErrorResponse } from './openai/openai-error.js';
@@ -23,6 +24,8 @@ export interface RouterOptions {
   maxBlobBytes?: number;
   /** Fetches images given by http(s) URL; default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
+  /** Time limits of image fetches; default 10 s to the answer, 30 s for the whole image. */
+  imageFetchLimits?: ImageFetchLimits;
   /** lmtab's version, answered by `/api/version`. */
   version: string;
 }
@@ -50,8 +53,11 @@ export function createRouter(options: RouterOptions): Router {
   const projectorUploads = createProjectorUploads();
   const injected = options.fetch;
   // Called unbound: browsers refuse `fetch` called as a method of another object.
-  const fetchImage: typeof globalThis.fetch = (input, init) =>
-    injected === undefined ? globalThis.fetch(input, init) : injected(input, init);
+  const fetchImage = limitImageFetch(
+    (input, init) =>
+      injected === undefined ? globalThis.fetch(input, init) : injected(input, init),
+    options.imageFetchLimits,
+  );
 
   return {
     async handle(request, handleOptions = {}) {

@@ -119,7 +119,13 @@ async function fetchImage(url: string, options: DecodeImageOptions): Promise<Uin
         `${url} is ${describeBytes(declared)}.`,
     );
   }
-  return new Uint8Array(await response.arrayBuffer());
+  try {
+    return new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    if (options.signal?.aborted === true) throw toLmtabError(error);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw invalid(param, `Could not read the image at \`${param}\` (${url}): ${reason}.`, error);
+  }
 }
 
 function invalid(param: string, message: string, cause?: unknown): LmtabError {

@@ -1,4 +1,6 @@
 import { LmtabError } from '../errors/index.js';
+import { checkModelName } from './check-model-name.js';
+import { isStagedBlob } from './ollama/blob-digest.js';
 import { DEFAULT_QUANTIZATION, nearestQuantization } from '../hub/index.js';
 import { isComplete } from '../store/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
@@ -9,12 +11,15 @@ const maxListed = 10;
 export interface FindModelOptions {
   /** Also return a model whose download is unfinished (to delete it); default false. */
   includeIncomplete?: boolean;
+  /** The request field that named the model, for errors; default `model`. */
+  param?: string;
 }
 
 /**
  * The stored, complete model a request names; `name:latest` also finds `name` (Ollama clients add
  * the tag), and `hf.co/ORG/REPO` without a level finds the level a pull of it stores (Q4_K_M, else
- * the nearest stored one). Throws `model_not_found` (404, param `model`) naming the stored models
+ * the nearest stored one). Throws `invalid_request` (400) for a name Ollama's rules refuse (see
+ * {@link checkModelName}), and `model_not_found` (404, param `model`) naming the stored models
  * otherwise.
  */
 export async function findModel(
@@ -22,6 +27,7 @@ export async function findModel(
   id: string,
   options: FindModelOptions = {},
 ): Promise<ModelRecord> {
+  checkModelName(id, options.param ?? 'model');
   const record =
     (await store.get(id)) ??
     (id.endsWith(':latest') ? await store.get(id.slice(0, -7)) : undefined) ??
@@ -37,7 +43,9 @@ export async function findModel(
       { param: 'model' },
     );
   }
-  const ids = (await store.list()).filter(isComplete).map((r) => r.id);
+  const ids = (await store.list())
+    .filter((r) => isComplete(r) && !isStagedBlob(r))
+    .map((r) => r.id);
   const stored =
     ids.length === 0
       ? 'no models are stored yet'

@@ -26,15 +26,26 @@ export async function readJsonBody(
     );
   }
   const bytes = await readLimited(request, maxBytes);
-  const text = new TextDecoder().decode(bytes);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (error) {
+    throw new LmtabError(
+      'invalid_request',
+      `Malformed UTF-8 in the request body: expected JSON text in UTF-8, received ${bytes.length} ` +
+        'bytes that are not valid UTF-8.',
+      { cause: error },
+    );
+  }
   if (text.trim() === '') {
     throw new LmtabError(
       'invalid_request',
       'Missing request body: expected a JSON object, received an empty body.',
     );
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new LmtabError(
       'invalid_request',
@@ -43,6 +54,44 @@ export async function readJsonBody(
       { cause: error },
     );
   }
+  const broken = findLoneSurrogate(value, '');
+  if (broken !== undefined) {
+    throw new LmtabError(
+      'invalid_request',
+      `Invalid text at \`${broken.path === '' ? 'body' : broken.path}\`: expected well-formed ` +
+        `Unicode, received a lone surrogate (\\u${broken.unit}) that no UTF-8 text can hold.`,
+      broken.path === '' ? {} : { param: broken.path },
+    );
+  }
+  return value;
+}
+
+/** A UTF-16 surrogate without its partner. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first string (or key) holding a lone surrogate, with its path and the code unit in hex. */
+function findLoneSurrogate(
+  value: unknown,
+  path: string,
+): { path: string; unit: string } | undefined {
+  const check = (text: string, at: string) => {
+    const match = loneSurrogate.exec(text);
+    return match ? { path: at, unit: match[0].charCodeAt(0).toString(16) } : undefined;
+  };
+  if (typeof value === 'string') return check(value, path);
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findLoneSurrogate(item, `${path}[${index}]`);
+      if (found) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path === '' ? key : `${path}.${key}`;
+      const found = check(key, at) ?? findLoneSurrogate(item, at);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {

@@ -19,6 +19,7 @@ export { servePort } from './serve-port.js';
 export { startEngineHost } from './engine-host.js';
 export type { EngineHostHandle, EngineHostOptions } from './engine-host.js';
 export { connectRelay } from './relay-connection.js';
+export { fetchRelaySession } from './fetch-relay-session.js';
 export type {
   ConnectRelayOptions,
   RelayConnection,
@@ -26,6 +27,13 @@ export type {
   RelayRequestLog,
   RelayState,
 } from './relay-connection.js';
-export { engineQueryFlag, engineSocketPath } from './socket-frames.js';
-export type { RelayHealth } from './relay-health.js';
+export {
+  engineProtocol,
+  engineQueryFlag,
+  engineSecretProtocolPrefix,
+  engineSocketPath,
+  pairingFragmentName,
+  relaySessionPath,
+} from './socket-frames.js';
+export type { HeadlessState, RelayHealth, RelaySession } from './relay-health.js';
 export type { HelloFrame, SocketRequestFrame } from './socket-frames.js';

@@ -5,6 +5,8 @@ import { serveFrame } from './serve-frames.js';
 import {
   decodeBodyPiece,
   encodeBodyPiece,
+  engineProtocol,
+  engineSecretProtocolPrefix,
   parseRelayFrame,
   type HelloFrame,
   type SocketRequestFrame,
@@ -46,6 +48,11 @@ export interface ConnectRelayOptions {
    * gives a port; the port is kept for the life of the socket.
    */
   connect: () => MessagePort | undefined;
+  /**
+   * The relay's engine secret, asked before each connection attempt (it may change when the relay
+   * restarts); without it the relay refuses the tab.
+   */
+  secret: () => Promise<string | undefined>;
   /** Told about state changes and each request served; default: nothing. */
   onEvent?: (event: RelayEvent) => void;
   /** Requests the engine takes at once (its parallel slots), reported to the relay; default 4. */
@@ -208,9 +215,34 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     }
   };
 
-  const open = () => {
+  const retryLater = (detail: string) => {
+    setState('disconnected', detail);
+    retry = setTimeout(() => void open(), delay);
+    delay = Math.min(delay * 2, 30_000);
+  };
+
+  const open = async () => {
     setState('connecting');
-    const current = new WebSocket(options.url);
+    let secret: string | undefined;
+    try {
+      secret = await options.secret();
+    } catch (error) {
+      secret = undefined;
+      if (state === 'closed') return;
+      return retryLater(
+        `could not read the relay's engine secret: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    if (state === 'closed') return;
+    if (secret === undefined) {
+      return retryLater(
+        'this page has no engine secret for the relay: open the pairing link `lmtab serve` prints',
+      );
+    }
+    const current = new WebSocket(options.url, [
+      engineProtocol,
+      `${engineSecretProtocolPrefix}${secret}`,
+    ]);
     socket = current;
     current.binaryType = 'arraybuffer';
     current.onopen = () => {
@@ -231,15 +263,16 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       port?.close();
       port = undefined;
       if (state === 'closed') return;
+      // A refused upgrade (wrong secret, wrong Host) looks like an unreachable relay to a page.
       const detail =
-        event.reason !== '' ? event.reason : `the relay at ${options.url} is unreachable`;
-      setState('disconnected', detail);
-      retry = setTimeout(open, delay);
-      delay = Math.min(delay * 2, 30_000);
+        event.reason !== ''
+          ? event.reason
+          : `the relay at ${options.url} is unreachable or refused this tab's engine secret`;
+      retryLater(detail);
     };
   };
 
-  open();
+  void open();
   return {
     get state() {
       return state;

@@ -15,6 +15,25 @@ import type { AbortFrame, EndFrame, ErrorFrame, HeadFrame } from './frames.js';
 /** Path of the WebSocket endpoint that engine tabs connect to. */
 export const engineSocketPath = '/lmtab/engine';
 
+/**
+ * The WebSocket subprotocol engine tabs speak. A tab offers it together with
+ * `${engineSecretProtocolPrefix}<secret>` (browsers cannot set headers on a WebSocket); the relay
+ * refuses the upgrade without the right secret and answers with this protocol alone.
+ */
+export const engineProtocol = 'lmtab-engine';
+
+/** Prefix of the subprotocol that carries the relay's engine secret. */
+export const engineSecretProtocolPrefix = 'lmtab-secret.';
+
+/**
+ * Where the page the relay serves reads the engine secret (and the API key, for the Developer
+ * tab): answered only to same-origin requests from a loopback page, never with CORS headers.
+ */
+export const relaySessionPath = '/lmtab/session';
+
+/** Fragment parameter of a pairing link (`/?relay=connect#pair=SECRET`) for a tab on another origin. */
+export const pairingFragmentName = 'pair';
+
 /** Query parameter of the app URL (`/?relay=connect`) that makes the page serve the relay at once. */
 export const engineQueryFlag = { name: 'relay', value: 'connect' } as const;
 

@@ -1,19 +1,50 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { chromiumArgsFromEnv, headlessStorage } from '../cloud/index.js';
+import type { HeadlessState } from '../bridge/index.js';
+import { chromiumArgsFromEnv, CONTAINER_CHROMIUM_ARGS, headlessStorage } from '../cloud/index.js';
 import { LmtabError } from '../errors/index.js';
 import { profileHolder, profileInUseError } from './profile-lock.js';
 
-/** Chromium switches for an unattended engine: no sandbox (containers), no background traffic. */
+/**
+ * Chromium switches for an unattended engine: no background traffic. The sandbox stays on: only
+ * a container (see {@link sandboxArgs}) or `LMTAB_CHROMIUM_ARGS` turns it off.
+ */
 export const headlessArgs = [
-  '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
 ];
+
+/**
+ * Whether this process runs in a container (Docker's `/.dockerenv`, Podman's
+ * `/run/.containerenv`, the `container` variable systemd and Podman set, or a container cgroup),
+ * where Chromium's sandbox usually cannot start (no user namespaces).
+ */
+export function inContainer(
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = existsSync,
+  readCgroup: () => string = () => readFileSync('/proc/1/cgroup', 'utf8'),
+): boolean {
+  if (exists('/.dockerenv') || exists('/run/.containerenv')) return true;
+  if (env.container !== undefined && env.container !== '') return true;
+  try {
+    return /\b(docker|kubepods|containerd|libpod|lxc)\b/.test(readCgroup());
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The sandbox switches for the headless engine: the container ones (`--no-sandbox`,
+ * `--disable-dev-shm-usage`) inside a container, none elsewhere, so that the page that runs
+ * downloaded models and fetched images keeps Chromium's sandbox on a desktop or server.
+ */
+export function sandboxArgs(container: boolean): readonly string[] {
+  return container ? CONTAINER_CHROMIUM_ARGS : [];
+}
 
 /** Where Chrome, Chromium and Edge usually live, in the order they are tried. */
 function browserCandidates(env: NodeJS.ProcessEnv): string[] {
@@ -88,6 +119,8 @@ export interface HeadlessEngineOptions {
 export interface HeadlessEngine {
   /** Opens `url` (the relay's engine URL), launching the browser when it is not running. */
   start(url: string): Promise<void>;
+  /** Its state for `/health`: a crashed page is replaced by a new one at once. */
+  state(): { state: HeadlessState; detail?: string };
   /** Closes the browser. */
   close(): Promise<void>;
 }
@@ -100,6 +133,15 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
   const log = options.log ?? (() => undefined);
   let context: BrowserContext | undefined;
   const watched = new WeakSet<Page>();
+  const crashed = new WeakSet<Page>();
+  let state: HeadlessState = 'idle';
+  let detail: string | undefined;
+  let lastUrl: string | undefined;
+  let opening: Promise<void> | undefined;
+  const setState = (next: HeadlessState, why?: string) => {
+    state = next;
+    detail = why;
+  };
 
   async function launch(): Promise<BrowserContext> {
     await mkdir(options.profileDir, { recursive: true });
@@ -110,7 +152,13 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
     const launched = await chromium.launchPersistentContext(options.profileDir, {
       executablePath: options.executablePath,
       headless: true,
-      args: [...headlessArgs, ...(options.args ?? chromiumArgsFromEnv(process.env))],
+      args: [
+        ...new Set([
+          ...headlessArgs,
+          ...sandboxArgs(inContainer()),
+          ...(options.args ?? chromiumArgsFromEnv(process.env)),
+        ]),
+      ],
     });
     const storage = options.storage ?? headlessStorage(process.env);
     if (Object.keys(storage).length > 0) {
@@ -120,24 +168,59 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
       }, storage);
     }
     launched.on('close', () => {
-      if (context === launched) context = undefined;
+      if (context !== launched) return;
+      context = undefined;
+      setState('idle', 'the headless browser closed; the next request starts it again');
       log('headless browser closed');
     });
     return launched;
   }
 
-  return {
-    async start(url) {
-      context ??= await launch();
-      // A page that lost its connection (a crash, a relay restart) is reloaded, not doubled.
-      const page = context.pages()[0] ?? (await context.newPage());
-      if (!watched.has(page)) {
-        watched.add(page);
-        page.on('pageerror', (error) => log(`engine page error: ${error.message}`));
-        page.on('crash', () => log('engine page crashed'));
+  /** A page that has not crashed (a crashed one only answers "Page crashed"), or a new one. */
+  async function enginePage(current: BrowserContext): Promise<Page> {
+    const pages = current.pages();
+    for (const page of pages) {
+      if (crashed.has(page)) await page.close().catch(() => undefined);
+    }
+    const page = pages.find((p) => !crashed.has(p)) ?? (await current.newPage());
+    if (!watched.has(page)) {
+      watched.add(page);
+      page.on('pageerror', (error) => log(`engine page error: ${error.message}`));
+      page.on('crash', () => {
+        crashed.add(page);
+        setState('crashed', 'the engine page crashed (its renderer died); opening a new page');
+        log('engine page crashed; opening a new one');
+        // Replaced at once: the new page connects again and loads models on the next request.
+        if (lastUrl !== undefined) void open(lastUrl).catch(() => undefined);
+      });
+    }
+    return page;
+  }
+
+  /** Opens `url` in the engine page; calls while one opening is under way share it. */
+  function open(url: string): Promise<void> {
+    lastUrl = url;
+    opening ??= (async () => {
+      try {
+        if (state !== 'crashed') setState('starting');
+        context ??= await launch();
+        const page = await enginePage(context);
+        await page.goto(url);
+        setState('running');
+      } catch (error) {
+        setState('failed', error instanceof Error ? error.message : String(error));
+        throw error;
+      } finally {
+        opening = undefined;
       }
-      await page.goto(url);
-    },
+    })();
+    return opening;
+  }
+
+  return {
+    // A page that lost its connection (a relay restart) is reloaded, not doubled.
+    start: (url) => open(url),
+    state: () => ({ state, ...(detail === undefined ? {} : { detail }) }),
     async close() {
       const current = context;
       context = undefined;

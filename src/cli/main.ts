@@ -12,7 +12,7 @@ import { createCommand } from './create-command.js';
 import { ensureRelay } from './ensure-relay.js';
 import { keysCommand } from './keys-command.js';
 import { listCommand } from './list-command.js';
-import { collect, parseCount, parsePort, parseSize } from './parse-options.js';
+import { collect, parseCount, parsePort, parseSeconds, parseSize } from './parse-options.js';
 import { psCommand } from './ps-command.js';
 import { pullCommand } from './pull-command.js';
 import { createRelayClient } from './relay-client.js';
@@ -35,7 +35,10 @@ function cliContext(): CliContext {
   return {
     connect() {
       connected ??= (async () => {
-        const client = createRelayClient({ baseUrl: resolveHost(process.env.LMTAB_HOST) });
+        const client = createRelayClient({
+          baseUrl: resolveHost(process.env.LMTAB_HOST),
+          apiKey: process.env.LMTAB_API_KEY === '' ? undefined : process.env.LMTAB_API_KEY,
+        });
         await ensureRelay({ client, log: (text) => process.stderr.write(text) });
         return client;
       })();
@@ -63,7 +66,7 @@ function action<A extends unknown[]>(run: (context: CliContext, ...args: A) => P
 }
 
 const hostHelp =
-  'Environment:\n  LMTAB_HOST     the relay to talk to (default 127.0.0.1:1234); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine';
+  "Environment:\n  LMTAB_HOST     the relay to talk to (default 127.0.0.1:1234); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine\n  LMTAB_API_KEY  the key the relay requires (serve) and the commands send\n  LMTAB_HOME     lmtab's folder: browser profile, relay secret and key, log (default ~/.lmtab)";
 
 const program = new Command()
   .name('lmtab')
@@ -88,12 +91,37 @@ program
   .option('--queue <n>', 'requests that may wait for a slot before 503 (default 16)', parseCount)
   .option(
     '--cors-origin <origin>',
-    'page origin allowed to call the API (repeatable, * for any)',
+    'page origin allowed to call the API (repeatable; * lets any site use the engine); never lets pages join as engines',
     collect,
     [],
   )
   .option('--max-body <size>', 'largest request body before 413 (default 32m)', parseSize)
+  .option(
+    '--api-key <key>',
+    'key /v1 and /api require (Authorization: Bearer KEY or x-api-key: KEY); repeatable; LMTAB_API_KEY adds one',
+    collect,
+    [],
+  )
+  .option(
+    '--no-auth',
+    'bound beyond loopback, leave the API open instead of making and requiring a key',
+  )
+  .option(
+    '--allowed-host <name>',
+    'a name clients reach the relay by besides localhost and its addresses (repeatable); other Host headers get 403',
+    collect,
+    [],
+  )
+  .option(
+    '--engine-timeout <duration>',
+    'end a request whose engine sends nothing for this long, e.g. 90s, 10m (default 10m)',
+    parseSeconds,
+  )
   .option('--quiet', 'do not print a line per request', false)
+  .addHelpText(
+    'after',
+    "\nSecurity: on loopback (the default) the API is open to programs on this machine; with\n--host 0.0.0.0 it needs a key (made and printed unless --api-key or --no-auth). Engine tabs join\nonly with the relay's secret (LMTAB_HOME/relay-secret). --cors-origin '*' lets every web page\nyou visit use the API and your models.",
+  )
   .action(async (options: ServeOptions) => {
     // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
     const { serveCommand } = await import('./serve-command.js');

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../cloud/duration.js';
 
 /** Parses a port number (0 to 65535). */
 export function parsePort(value: string): number {
@@ -33,4 +34,19 @@ export function parseSize(value: string): number {
 /** Collects a repeatable option's values. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** Parses a duration in whole seconds: `90`, `90s`, `5m`, `1h30m`; at least one second. */
+export function parseSeconds(value: string): number {
+  const text = /^\d+$/.test(value.trim()) ? `${value.trim()}s` : value;
+  let seconds: number;
+  try {
+    seconds = parseDuration(text);
+  } catch {
+    throw new InvalidArgumentError(
+      `expected a duration such as 90, 90s, 5m or 1h30m (whole seconds), got "${value}"`,
+    );
+  }
+  if (seconds < 1) throw new InvalidArgumentError(`expected at least 1 second, got "${value}"`);
+  return seconds;
 }

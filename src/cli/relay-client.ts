@@ -9,6 +9,8 @@ export interface RelayClientOptions {
   baseUrl: URL;
   /** Default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
+  /** Sent as `Authorization: Bearer KEY` when the relay needs a key (`LMTAB_API_KEY`). */
+  apiKey?: string;
 }
 
 /** What `/health` answers. */
@@ -122,7 +124,9 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
   async function send(path: string, init: RequestInit = {}): Promise<Response> {
     let response: Response;
     try {
-      response = await fetchImpl(url(path), init);
+      const headers = new Headers(init.headers);
+      if (options.apiKey) headers.set('Authorization', `Bearer ${options.apiKey}`);
+      response = await fetchImpl(url(path), { ...init, headers });
     } catch (error) {
       if (init.signal?.aborted === true) throw error;
       throw new LmtabError(

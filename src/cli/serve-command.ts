@@ -1,6 +1,14 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { toLmtabError } from '../errors/index.js';
-import { createRelay, type RelayLogEntry } from '../relay/index.js';
+import {
+  createRelay,
+  isLoopbackName,
+  lanAddresses,
+  lmtabHome,
+  loadOrCreateSecret,
+  type RelayLogEntry,
+} from '../relay/index.js';
+import { decideClientKeys } from './decide-client-keys.js';
 import { createHeadlessEngine, findBrowser, type HeadlessEngine } from './headless-engine.js';
 import { claimProfile, type ProfileClaim } from './profile-lock.js';
 
@@ -21,6 +29,14 @@ export interface ServeOptions {
   maxBody?: number;
   /** No line per request. */
   quiet: boolean;
+  /** Keys `/v1` and `/api` require (`--api-key`, repeatable); `LMTAB_API_KEY` adds one. */
+  apiKey: string[];
+  /** False with `--no-auth`: bound beyond loopback, the API stays open (no key is made). */
+  auth: boolean;
+  /** Names the `Host` header may carry besides loopback, the bound and LAN addresses. */
+  allowedHost: string[];
+  /** Seconds an engine may send nothing for a request before `engine_timeout`. */
+  engineTimeout?: number;
 }
 
 function formatLog(entry: RelayLogEntry): string {
@@ -56,6 +72,11 @@ export async function serveCommand(
       log: (line) => say(`lmtab: ${line}`),
     });
   }
+  const home = lmtabHome();
+  const engineSecret = await loadOrCreateSecret(join(home, 'relay-secret'));
+  const { keys: clientKeys, made } = await decideClientKeys(options, process.env, () =>
+    loadOrCreateSecret(join(home, 'relay-api-key')),
+  );
   const relay = await createRelay({
     appDir: meta.appDir,
     host: options.host,
@@ -64,6 +85,11 @@ export async function serveCommand(
     queueLimit: options.queue,
     corsOrigins: options.corsOrigin,
     maxBodyBytes: options.maxBody,
+    engineSecret,
+    clientKeys,
+    allowedHosts: options.allowedHost,
+    engineTimeoutMs: options.engineTimeout === undefined ? undefined : options.engineTimeout * 1000,
+    headlessState: headless && (() => headless.state()),
     startEngine: headless && ((url) => headless.start(url)),
     onLog: options.quiet ? undefined : (entry) => process.stdout.write(formatLog(entry)),
     onEngine: (event) =>
@@ -85,6 +111,22 @@ export async function serveCommand(
     }
   }
   say(`lmtab ${meta.version} serving the app and API at ${shown} (OpenAI: ${shown}/v1)`);
+  const beyondLoopback = !isLoopbackName(options.host);
+  if (made) {
+    say(`lmtab: other devices need the API key ${clientKeys.keys[0]} (Authorization: Bearer KEY)`);
+    say(`lmtab: it is kept in ${join(home, 'relay-api-key')}; --no-auth leaves the API open`);
+  } else if (clientKeys.keys.length > 0) {
+    say('lmtab: /v1 and /api need an API key (--api-key or LMTAB_API_KEY)');
+  } else if (beyondLoopback) {
+    say('lmtab: --no-auth: every device that reaches this address may use the API');
+  }
+  if (beyondLoopback) {
+    const port = new URL(relay.url).port;
+    for (const address of lanAddresses(options.host)) {
+      const base = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+      say(`lmtab: a tab on another device serves as an engine with ${relay.pairingUrl(base)}`);
+    }
+  }
   if (headless) say('lmtab: a headless engine starts with the first API request');
   else say(`lmtab: open ${shown}/ and click Start Server to serve its engine here`);
   const stop = () =>

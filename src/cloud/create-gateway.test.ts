@@ -269,3 +269,56 @@ describe('the gateway over plain HTTP', () => {
     expect(text).not.toContain(key.slice(6, 16));
   });
 });
+
+describe('the gateway: key scopes and CORS', () => {
+  const call = (path: string, method: string, headers: Record<string, string> = {}) =>
+    fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: method === 'GET' ? undefined : '{"model":"tiny"}',
+    });
+
+  it('lets api keys infer and read, and refuses them model changes with 403 naming the scope', async () => {
+    const admin = await store.create({ name: 'ops', scope: 'admin' });
+    for (const [path, method] of [
+      ['/api/pull', 'POST'],
+      ['/api/create', 'POST'],
+      ['/api/copy', 'POST'],
+      ['/api/delete', 'DELETE'],
+      ['/api/blobs/sha256:00', 'POST'],
+    ]) {
+      const refused = await call(`/acme/chat${path}`, method, { Authorization: `Key ${key}` });
+      expect(refused.status, path).toBe(403);
+      const { error } = (await refused.json()) as { error: string };
+      expect(error).toContain(`Key ${keyId} has scope "api"`);
+      expect(error).toContain('scope "admin"');
+      expect(refused.headers.get('www-authenticate')).toBeNull();
+    }
+    expect(seen).toEqual([]);
+    await call('/acme/chat/api/tags', 'GET', { Authorization: `Key ${key}` });
+    await call('/acme/chat/api/pull', 'POST', { Authorization: `Key ${admin.key}` });
+    expect(seen.map((s) => s.url)).toEqual(['/api/tags', '/api/pull']);
+    // A public app's models change only with an admin key too.
+    const anonymous = await call('/acme/open/api/delete', 'DELETE');
+    expect(anonymous.status).toBe(401);
+    const apiKey = await call('/acme/open/api/delete', 'DELETE', { Authorization: `Key ${key}` });
+    expect(apiKey.status).toBe(403);
+    await call('/acme/open/api/delete', 'DELETE', { Authorization: `Key ${admin.key}` });
+    expect(seen.map((s) => s.url)).toEqual(['/api/tags', '/api/pull', '/api/delete']);
+  });
+
+  it('answers CORS itself and forwards neither the page’s Origin nor credentials', async () => {
+    const response = await call('/acme/chat/v1/models', 'GET', {
+      Authorization: `Key ${key}`,
+      Origin: 'https://app.example',
+      Cookie: 'session=1',
+      'x-api-key': 'other',
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const [forwarded] = seen;
+    for (const name of ['origin', 'cookie', 'x-api-key', 'authorization']) {
+      expect(forwarded.headers[name], name).toBeUndefined();
+    }
+  });
+});

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorResponse } from '../api/wire-errors.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
-import { authorizeRequest, EXPECTED_AUTHORIZATION } from './authorize-request.js';
+import { authorizeRequest, EXPECTED_AUTHORIZATION, requiredScope } from './authorize-request.js';
 import { formatAccessLog, matchGatewayRoute } from './gateway-routing.js';
 import type { GatewayRoute, RouteMatch } from './gateway-routing.js';
 import type { KeyInfo, KeyRecord } from './key-store.js';
@@ -38,7 +38,7 @@ export interface Gateway {
 
 function sendError(pathname: string, error: LmtabError, out: ServerResponse): Promise<void> {
   const response = errorResponse(pathname, error);
-  if (error.code === 'unauthorized') {
+  if (error.code === 'unauthorized' && error.status === 401) {
     response.headers.set('WWW-Authenticate', 'Key realm="lmtab"');
     response.headers.set('X-Lmtab-Expected-Authorization', EXPECTED_AUTHORIZATION);
   }
@@ -86,8 +86,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       response.end();
       return;
     }
-    const records = match.route.auth === 'private' ? await options.keys() : [];
-    const decision = authorizeRequest(request.headers.authorization, match.route.auth, records);
+    const needed = requiredScope(match.path);
+    const records =
+      match.route.auth === 'private' || needed === 'admin' ? await options.keys() : [];
+    const decision = authorizeRequest(
+      request.headers.authorization,
+      match.route.auth,
+      records,
+      needed,
+    );
     if (!decision.ok) {
       request.resume();
       await sendError(match.pathname, decision.error, response);

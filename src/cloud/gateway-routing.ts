@@ -76,9 +76,18 @@ export interface ForwardedFacts {
   clientAddress: string | undefined;
 }
 
+/** Request headers that stay at the gateway. */
+const credentials = new Set([
+  'authorization',
+  'cookie',
+  'x-api-key',
+  'origin',
+  'proxy-authorization',
+]);
+
 /**
- * The headers sent to the app: the client's, without hop-by-hop headers, `Host` and
- * `Authorization` (the key stays at the gateway), with `X-Forwarded-*` added.
+ * The headers sent to the app: the client's, without hop-by-hop headers, `Host`, credentials
+ * (the key stays at the gateway) and `Origin` (the gateway answers CORS), with `X-Forwarded-*`.
  */
 export function forwardHeaders(
   incoming: IncomingHttpHeaders,
@@ -91,7 +100,9 @@ export function forwardHeaders(
   );
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || name === 'host' || name === 'authorization') continue;
+    // The gateway answers CORS itself and checks the key: the app behind it sees neither the
+    // page's Origin (its relay would refuse another site's page) nor the client's credentials.
+    if (value === undefined || name === 'host' || credentials.has(name)) continue;
     if (hopByHop.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue;
     headers[name] = value;
   }

@@ -7,6 +7,7 @@ export type LmtabErrorCode =
   | 'body_too_large'
   | 'engine_busy'
   | 'no_engine'
+  | 'engine_timeout'
   | 'engine_failure'
   | 'download_failed'
   | 'checksum_mismatch'
@@ -33,6 +34,7 @@ const defaultStatus: Record<LmtabErrorCode, number> = {
   body_too_large: 413,
   engine_busy: 503,
   no_engine: 503,
+  engine_timeout: 504,
   engine_failure: 500,
   download_failed: 502,
   checksum_mismatch: 502,

@@ -20,8 +20,16 @@ afterEach(async () => {
   relay = undefined;
 });
 
+const secret = 'a'.repeat(64);
+
 async function start(options: Partial<RelayOptions> = {}): Promise<Relay> {
-  relay = await createRelay({ appDir: '/nonexistent', port, version: 'test', ...options });
+  relay = await createRelay({
+    appDir: '/nonexistent',
+    port,
+    version: 'test',
+    engineSecret: secret,
+    ...options,
+  });
   return relay;
 }
 
@@ -36,7 +44,10 @@ interface FakeTab {
 }
 
 async function connectTab(capacity = 4): Promise<FakeTab> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/lmtab/engine`);
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/lmtab/engine`, [
+    'lmtab-engine',
+    `lmtab-secret.${secret}`,
+  ]);
   const frames: RelayToTabFrame[] = [];
   const bodies = new Map<string, string>();
   const waiting: Array<() => void> = [];
@@ -242,7 +253,183 @@ describe('createRelay with a tab on its WebSocket', () => {
       port,
       lanAddresses: [],
       slots: [{ capacity: 2, active: 0, served: 0 }],
+      auth: 'none',
       queue: { waiting: 0, limit: 3 },
     });
+  });
+});
+
+/** A raw HTTP request with any headers (fetch cannot set Host). */
+function raw(
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: '127.0.0.1', port, path, method, headers, agent: false },
+      (incoming) => {
+        let body = '';
+        incoming.on('data', (chunk: Buffer) => void (body += chunk.toString()));
+        incoming.on('end', () =>
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body }),
+        );
+      },
+    );
+    request.on('error', (e) => reject(new Error(`${method} ${path}: ${e.message}`)));
+    request.end();
+  });
+}
+
+/** Opens an engine socket with these subprotocols and headers: 101, or the refusal and its body. */
+function tryEngineSocket(
+  protocols: string[],
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; socket?: WebSocket }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/lmtab/engine`, protocols, { headers });
+    socket.on('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => void (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    socket.on('open', () => resolve({ status: 101, body: '', socket }));
+    socket.on('error', () => undefined);
+  });
+}
+
+describe('createRelay: who may join, call and read', () => {
+  it('refuses engine sockets without the secret, with a reason, and routes nothing to them', async () => {
+    await start({ corsOrigins: ['*'] });
+    const none = await tryEngineSocket([]);
+    expect(none.status).toBe(401);
+    expect(none.body).toContain('only with its secret');
+    const wrong = await tryEngineSocket(['lmtab-engine', `lmtab-secret.${'b'.repeat(64)}`]);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toContain('Wrong engine secret');
+    // --cors-origin '*' opens the API to pages, never the engine socket.
+    const page = await tryEngineSocket([], { Origin: 'http://evil.example' });
+    expect(page.status).toBe(401);
+
+    const tab = await connectTab();
+    expect(relay!.stats().engines).toHaveLength(1);
+    const { response } = call('/api/tags');
+    const request = await tab.next('request');
+    tab.send({
+      type: 'head',
+      id: request.type === 'request' ? request.id : '',
+      status: 200,
+      headers: [],
+    });
+    tab.send({ type: 'end', id: request.type === 'request' ? request.id : '' });
+    expect((await response).status).toBe(200);
+  });
+
+  it('answers 403 with a hint to every route and the engine socket when Host is not its name', async () => {
+    await start();
+    const evil = { Host: `evil.example:${port}` };
+    for (const path of ['/', '/health', '/lmtab/session', '/index.html']) {
+      const answer = await raw(path, evil);
+      expect(answer.status, path).toBe(403);
+      expect(answer.body, path).toContain('--allowed-host evil.example');
+    }
+    const openAi = await raw('/v1/models', { ...evil, Origin: `http://evil.example:${port}` });
+    expect(openAi.status).toBe(403);
+    expect(JSON.parse(openAi.body).error.code).toBe('unauthorized');
+    const ollama = await raw('/api/delete', evil, 'DELETE');
+    expect(ollama.status).toBe(403);
+    expect(JSON.parse(ollama.body).error).toContain('DNS rebinding');
+    const socket = await tryEngineSocket(['lmtab-engine', `lmtab-secret.${secret}`], evil);
+    expect(socket.status).toBe(403);
+    expect(relay!.stats().engines).toHaveLength(0);
+    // Its own names pass.
+    expect((await raw('/health', { Host: `localhost:${port}` })).status).toBe(200);
+    await relay!.close();
+    await start({ allowedHosts: ['evil.example'] });
+    expect((await raw('/health', evil)).status).toBe(200);
+  });
+
+  it('with API keys: 401 in each protocol shape without one, forwarded with one, credentials stripped', async () => {
+    await start({ clientKeys: { keys: ['sk-test'], required: 'everyone' } });
+    const tab = await connectTab();
+    const openAi = await raw('/v1/models', {});
+    expect(openAi.status).toBe(401);
+    expect(openAi.headers['www-authenticate']).toBe('Bearer');
+    expect(JSON.parse(openAi.body).error).toMatchObject({
+      code: 'unauthorized',
+      type: 'authentication_error',
+    });
+    const ollama = await raw('/api/tags', { Authorization: 'Bearer wrong' });
+    expect(ollama.status).toBe(401);
+    expect(JSON.parse(ollama.body).error).toContain('not one of this relay');
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+
+    for (const headers of [
+      { Authorization: 'Bearer sk-test', Cookie: 'session=1' } as Record<string, string>,
+      { 'x-api-key': 'sk-test', 'Proxy-Authorization': 'Basic eDp5' },
+    ]) {
+      const pending = raw('/api/tags', headers);
+      const request = await tab.next('request');
+      if (request.type !== 'request') throw new Error('expected a request frame');
+      const names = request.headers.map(([name]) => name);
+      for (const credential of ['authorization', 'cookie', 'x-api-key', 'proxy-authorization']) {
+        expect(names).not.toContain(credential);
+      }
+      tab.send({ type: 'head', id: request.id, status: 200, headers: [] });
+      tab.send({ type: 'end', id: request.id });
+      expect((await pending).status).toBe(200);
+    }
+  });
+
+  it('tells its secret and key only to a same-origin page on loopback, never with CORS', async () => {
+    await start({ corsOrigins: ['*'], clientKeys: { keys: ['sk-test'], required: 'everyone' } });
+    const page = await raw('/lmtab/session', { 'Sec-Fetch-Site': 'same-origin' });
+    expect(page.status).toBe(200);
+    expect(JSON.parse(page.body)).toEqual({ engineSecret: secret, apiKey: 'sk-test' });
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.headers['access-control-allow-origin']).toBeUndefined();
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.example' },
+      { 'Sec-Fetch-Site': 'same-origin', Origin: 'http://evil.example' },
+      { 'Sec-Fetch-Site': 'same-site' },
+    ]) {
+      const refused = await raw('/lmtab/session', headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(403);
+      expect(refused.body).not.toContain(secret);
+      expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
+  it('ends a request whose engine stays silent with engine_timeout and frees its slot', async () => {
+    await start({ engineTimeoutMs: 300 });
+    const tab = await connectTab(1);
+    const started = Date.now();
+    const { response } = call('/v1/chat/completions', '{"model":"m","messages":[]}');
+    await tab.next('request');
+    const answer = await response;
+    expect(answer.status).toBe(504);
+    expect(JSON.parse(await answer.text).error.code).toBe('engine_timeout');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await tab.next('abort')).toMatchObject({ type: 'abort' });
+    expect(relay!.stats().engines[0].active).toBe(0);
+
+    // Silent in the middle of a stream: the stream ends with its protocol's error event.
+    const streamed = call('/api/chat', '{"model":"m","messages":[]}');
+    const request = await tab.next('request');
+    const id = request.type === 'request' ? request.id : '';
+    tab.send({
+      type: 'head',
+      id,
+      status: 200,
+      headers: [['content-type', 'application/x-ndjson']],
+    });
+    tab.sendBody(id, '{"done":false}\n');
+    const stream = await streamed.response;
+    expect(stream.status).toBe(200);
+    const text = await stream.text;
+    expect(text).toContain('{"done":false}');
+    expect(text).toContain('The engine sent nothing for 0.3 s in the middle of its answer');
+    expect(relay!.stats().engines[0].active).toBe(0);
   });
 });

@@ -4,14 +4,24 @@ import { resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { errorResponse } from '../api/wire-errors.js';
 import { isApiPath } from '../bridge/frames.js';
-import type { RelayHealth } from '../bridge/relay-health.js';
-import { engineQueryFlag, engineSocketPath } from '../bridge/socket-frames.js';
+import type { HeadlessState, RelayHealth, RelaySession } from '../bridge/relay-health.js';
+import {
+  engineProtocol,
+  engineQueryFlag,
+  engineSecretProtocolPrefix,
+  engineSocketPath,
+  pairingFragmentName,
+  relaySessionPath,
+} from '../bridge/socket-frames.js';
 import { LmtabError } from '../errors/index.js';
+import { checkClientKey, sameSecret, type ClientKeys } from './client-auth.js';
 import { decideCors, preflightHeaders } from './cors-policy.js';
 import { createEnginePool, type EnginePoolStats } from './engine-pool.js';
 import { attachEngineSocket, type EngineSocket } from './engine-socket.js';
 import { forwardRequest, sendResponse, type RelayLogEntry } from './forward-request.js';
+import { hostName, isLoopbackName, isRelayHost } from './host-check.js';
 import { lanAddresses } from './lan-addresses.js';
+import { newSecret } from './relay-secret.js';
 import { isolationHeaders, serveStatic } from './static-files.js';
 
 /** Options of {@link createRelay}. */
@@ -26,7 +36,10 @@ export interface RelayOptions {
   version: string;
   /** Requests that may wait for a free engine slot before 503 `engine_busy`; default 16. */
   queueLimit?: number;
-  /** Page origins allowed to call the API (`*` for any); default none: same origin only. */
+  /**
+   * Page origins allowed to call the API (`*` for any: every site the user visits may then use the
+   * engine); default none: same origin only. Never opens the engine socket.
+   */
   corsOrigins?: readonly string[];
   /** Largest request body in bytes before 413; default 32 MiB. */
   maxBodyBytes?: number;
@@ -34,13 +47,30 @@ export interface RelayOptions {
   maxBlobBytes?: number;
   /**
    * Starts an engine when a request finds none connected (the headless launcher); it gets the
-   * app URL that makes a page connect to this relay. Without it such requests get 503 `no_engine`.
+   * app URL that makes a page connect to this relay, with the engine secret in its fragment. Without it such requests get 503 `no_engine`.
    */
   startEngine?: (engineUrl: string) => Promise<void>;
   /** Milliseconds requests wait for a started engine to connect; default 120000. */
   engineWaitMs?: number;
   /** Milliseconds between pings to engine tabs; one unanswered ping drops the tab. Default 15000. */
   heartbeatMs?: number;
+  /**
+   * The secret engine tabs offer to join (see `loadOrCreateSecret`); default a random one made now.
+   * The page the relay serves reads it from `/lmtab/session`; other pages need a pairing link.
+   */
+  engineSecret?: string;
+  /** Names besides loopback, the bound address and LAN addresses that the `Host` may be. */
+  allowedHosts?: readonly string[];
+  /** API keys `/v1` and `/api` require; default none (open). */
+  clientKeys?: ClientKeys;
+  /**
+   * Milliseconds an engine may send nothing for a request (no head, no body piece) before the
+   * request ends with `engine_timeout` and its slot is freed; counted once the request body is
+   * sent. Default 600000 (10 min: a long answer with `stream: false` sends nothing until done).
+   */
+  engineTimeoutMs?: number;
+  /** The headless engine's state, for `/health`, when the relay launches one. */
+  headlessState?: () => { state: HeadlessState; detail?: string };
   /** Told about each API request once it is over. */
   onLog?: (entry: RelayLogEntry) => void;
   /** Told when an engine tab joins or leaves. */
@@ -61,6 +91,11 @@ export interface Relay {
   url: string;
   /** The app URL that makes a page serve as this relay's engine (`/?relay=connect`). */
   engineUrl: string;
+  /**
+   * {@link engineUrl} with the engine secret in its fragment (`#pair=...`), for a browser that
+   * cannot read `/lmtab/session` (headless engines, tabs on other devices). Keep it private.
+   */
+  pairingUrl(base?: string): string;
   server: Server;
   /** Engines, their busy slots, and the queue. */
   stats(): EnginePoolStats;
@@ -91,15 +126,21 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const corsOrigins = options.corsOrigins ?? [];
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
+  const engineSecret = options.engineSecret ?? newSecret();
+  const clientKeys: ClientKeys = options.clientKeys ?? { keys: [], required: 'everyone' };
+  const allowedHosts = options.allowedHosts ?? [];
   // Known once listening (the port may be 0); the hint and the engine URL read it late.
   let port = 0;
   const localUrl = () => `http://${urlHost(localHost(host))}:${port}`;
   const engineUrl = () => `${localUrl()}/?${engineQueryFlag.name}=${engineQueryFlag.value}`;
+  const pairingUrl = (base = localUrl()) =>
+    `${base}/?${engineQueryFlag.name}=${engineQueryFlag.value}#${pairingFragmentName}=${engineSecret}`;
   const startEngine = options.startEngine;
   const pool = createEnginePool<EngineSocket>({
     queueLimit: options.queueLimit,
     engineWaitMs: options.engineWaitMs,
-    startEngine: startEngine && (() => startEngine(engineUrl())),
+    // A launched engine gets the secret in its URL's fragment (never sent over HTTP).
+    startEngine: startEngine && (() => startEngine(pairingUrl())),
     get noEngineHint() {
       return (
         `Open ${localUrl()}/ in Chrome or Edge and click Start Server, ` +
@@ -119,13 +160,66 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       port,
       lanAddresses: lanAddresses(host),
       slots: stats.engines,
+      ...(options.headlessState ? { headless: options.headlessState() } : {}),
+      auth: clientKeys.keys.length === 0 ? 'none' : clientKeys.required,
       queue: { waiting: stats.waiting, limit: stats.queueLimit },
     };
+  };
+
+  /** Why a request's `Host` is refused (DNS rebinding), or undefined when it names this relay. */
+  const hostRefusal = (request: IncomingMessage): LmtabError | undefined => {
+    const header = request.headers.host;
+    if (isRelayHost(header, { host, lanAddresses: lanAddresses(host), allowedHosts })) return;
+    const name = hostName(header ?? '').slice(0, 256);
+    return new LmtabError(
+      'unauthorized',
+      `Requests for host "${name}" are refused: this relay answers only its own names ` +
+        `(localhost, 127.0.0.1, ${host}${host === '0.0.0.0' || host === '::' ? ' and its LAN addresses' : ''}), ` +
+        'so that a web page cannot reach it through DNS rebinding. If you reach it by this name ' +
+        `on purpose, start the relay with --allowed-host ${name}.`,
+      { status: 403 },
+    );
+  };
+
+  /**
+   * The engine secret and API key, for the page this relay serves: only to a same-origin request
+   * (Sec-Fetch-Site, which pages cannot forge) from a loopback address by a loopback name, never
+   * with CORS headers, so that neither another site's page nor another device can read them.
+   */
+  const answerSession = (request: IncomingMessage, response: ServerResponse) => {
+    const origin = request.headers.origin;
+    const sameOrigin =
+      request.headers['sec-fetch-site'] === 'same-origin' &&
+      (origin === undefined || origin === `http://${request.headers.host}`);
+    const local =
+      isLoopbackName(request.socket.remoteAddress ?? '') &&
+      isLoopbackName(hostName(request.headers.host ?? ''));
+    const headers = { ...isolationHeaders, 'Cache-Control': 'no-store' };
+    if (request.method !== 'GET' || !sameOrigin || !local) {
+      response.writeHead(403, { ...headers, 'Content-Type': 'text/plain' });
+      return void response.end(
+        'The relay gives its engine secret only to the page it serves, opened on this machine ' +
+          '(http://localhost or 127.0.0.1). Other tabs join with the pairing link `lmtab serve` prints.\n',
+      );
+    }
+    const session: RelaySession = {
+      engineSecret,
+      ...(clientKeys.keys[0] === undefined ? {} : { apiKey: clientKeys.keys[0] }),
+    };
+    response.writeHead(200, { ...headers, 'Content-Type': 'application/json' });
+    response.end(JSON.stringify(session));
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const { pathname } = new URL(request.url ?? '/', 'http://relay');
     const api = isApiPath(pathname);
+    const wrongHost = hostRefusal(request);
+    if (wrongHost) {
+      if (api) return sendResponse(errorResponse(pathname, wrongHost), response, isolationHeaders);
+      response.writeHead(403, { ...isolationHeaders, 'Content-Type': 'text/plain' });
+      return void response.end(`${wrongHost.message}\n`);
+    }
+    if (pathname === relaySessionPath) return answerSession(request, response);
     if (api || pathname === '/health') {
       const cors = decideCors(request.headers, corsOrigins);
       if (cors.kind === 'refused') {
@@ -147,6 +241,17 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         response.writeHead(200, { ...headers, 'Content-Type': 'application/json' });
         return void response.end(JSON.stringify(health()));
       }
+      const unauthorized = checkClientKey(
+        request.headers,
+        request.socket.remoteAddress,
+        clientKeys,
+      );
+      if (unauthorized) {
+        return sendResponse(errorResponse(pathname, unauthorized), response, {
+          ...headers,
+          'WWW-Authenticate': 'Bearer',
+        });
+      }
       requestCount += 1;
       return forwardRequest(request, response, {
         pool,
@@ -154,12 +259,14 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         maxBodyBytes: pathname.startsWith('/api/blobs/') ? maxBlobBytes : maxBodyBytes,
         id: requestCount.toString(36),
         headers,
+        engineTimeoutMs: options.engineTimeoutMs,
         onLog: options.onLog,
       });
     }
     if (await serveStatic(appDir, request, response)) return;
     response.writeHead(404, { ...isolationHeaders, 'Content-Type': 'text/plain' });
-    response.end(`Not found: ${pathname}\n`);
+    // Never echo unbounded input.
+    response.end(`Not found: ${pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname}\n`);
   };
 
   const server = createServer((request, response) => {
@@ -170,16 +277,47 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   });
 
   // Engine tabs: each socket joins the pool once it says how many requests it takes at once.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  const sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: 16 * 1024 * 1024,
+    handleProtocols: (protocols) => (protocols.has(engineProtocol) ? engineProtocol : false),
+  });
   const alive = new WeakMap<object, boolean>();
   server.on('upgrade', (request, socket, head) => {
     const { pathname } = new URL(request.url ?? '/', 'http://relay');
-    const refuse = (status: string) => {
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const refuse = (status: string, reason = '') => {
+      const body = Buffer.from(reason === '' ? '' : `${reason}\n`);
+      socket.end(
+        `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+          `Content-Length: ${body.byteLength}\r\n\r\n${body.toString()}`,
+      );
     };
     if (pathname !== engineSocketPath) return refuse('404 Not Found');
-    // Another site's page must not become an engine and read the requests sent to it.
-    if (decideCors(request.headers, corsOrigins).kind === 'refused') return refuse('403 Forbidden');
+    const wrongHost = hostRefusal(request);
+    if (wrongHost) return refuse('403 Forbidden', wrongHost.message);
+    // An engine reads every request routed to it: it joins only with the relay's secret, whatever
+    // its Origin (--cors-origin opens the API to pages, never this socket).
+    const offered = (request.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim());
+    const secret = offered
+      .find((p) => p.startsWith(engineSecretProtocolPrefix))
+      ?.slice(engineSecretProtocolPrefix.length);
+    if (secret === undefined || !offered.includes(engineProtocol)) {
+      return refuse(
+        '401 Unauthorized',
+        `An engine joins this relay only with its secret: offer the subprotocols ${engineProtocol} ` +
+          `and ${engineSecretProtocolPrefix}SECRET. The page the relay serves on this machine reads ` +
+          'it by itself; other tabs open the pairing link `lmtab serve` prints.',
+      );
+    }
+    if (!sameSecret(secret, engineSecret)) {
+      return refuse(
+        '401 Unauthorized',
+        'Wrong engine secret: it is not this relay’s (it changes when LMTAB_HOME/relay-secret is ' +
+          'deleted). Open the pairing link `lmtab serve` prints again.',
+      );
+    }
     sockets.handleUpgrade(request, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
@@ -219,6 +357,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   return {
     url: `http://${urlHost(host)}:${port}`,
     engineUrl: engineUrl(),
+    pairingUrl,
     server,
     stats: () => pool.stats(),
     close: () =>

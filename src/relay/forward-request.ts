@@ -33,6 +33,11 @@ export interface ForwardOptions {
   id: string;
   /** Headers the relay adds to every answer (isolation, CORS). */
   headers: Record<string, string>;
+  /**
+   * Milliseconds the tab may send nothing (no head, no body piece) once the request body is sent;
+   * then the request ends with `engine_timeout` and its slot is freed. Default 600000.
+   */
+  engineTimeoutMs?: number;
   /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway; default 5000. */
   abortGraceMs?: number;
   /** Epoch milliseconds now; default `Date.now`. */
@@ -52,6 +57,12 @@ const hopByHop = new Set([
   'host',
   'content-length',
 ]);
+
+/**
+ * The client's credentials stay at the relay: a tab sees neither the relay's API key nor cookies
+ * the client holds for this host.
+ */
+const credentials = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
 
 /** Bytes of the body kept for reading the model name into the log. */
 const sniffBytes = 64 * 1024;
@@ -146,11 +157,14 @@ export async function forwardRequest(
   let state: 'waiting' | 'streaming' | 'over' = 'waiting';
   let contentType = '';
   let grace: ReturnType<typeof setTimeout> | undefined;
+  let silence: ReturnType<typeof setTimeout> | undefined;
+  const engineTimeoutMs = options.engineTimeoutMs ?? 600_000;
 
   const finish = () => {
     if (state === 'over') return;
     state = 'over';
     clearTimeout(grace);
+    clearTimeout(silence);
     socket.forget(id);
     lease.release();
     log();
@@ -163,7 +177,7 @@ export async function forwardRequest(
       method,
       url,
       headers: Object.entries(request.headers).flatMap(([name, value]) =>
-        hopByHop.has(name) || value === undefined
+        hopByHop.has(name) || credentials.has(name) || value === undefined
           ? []
           : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
       ),
@@ -172,6 +186,7 @@ export async function forwardRequest(
     {
       head(frame) {
         if (state !== 'waiting' || response.destroyed) return;
+        watch();
         state = 'streaming';
         status = frame.status;
         for (const [name, value] of frame.headers) {
@@ -184,6 +199,7 @@ export async function forwardRequest(
         response.flushHeaders();
       },
       data(chunk) {
+        watch();
         if (state === 'streaming' && !response.destroyed) response.write(chunk);
       },
       end() {
@@ -208,13 +224,34 @@ export async function forwardRequest(
     },
   );
 
+  /** (Re)arms the silence timer: the engine said something, or the body is all sent. */
+  function watch(): void {
+    clearTimeout(silence);
+    if (state === 'over') return;
+    silence = setTimeout(() => {
+      if (state === 'over') return;
+      const seconds = Math.round(engineTimeoutMs / 100) / 10;
+      const message =
+        `The engine sent nothing for ${seconds} s ${state === 'waiting' ? 'before answering' : 'in the middle of its answer'}, ` +
+        'so the relay ended the request and freed its slot (the limit is --engine-timeout).';
+      socket.abort(id);
+      if (state === 'waiting') void answerError(new LmtabError('engine_timeout', message));
+      else if (!response.destroyed) {
+        const tail = streamErrorBytes('engine_timeout', message, contentType);
+        if (tail) response.end(tail);
+        else response.destroy();
+      }
+      finish();
+    }, engineTimeoutMs);
+  }
+
   client.signal.addEventListener('abort', () => {
     if (state === 'over') return;
     socket.abort(id);
     grace = setTimeout(finish, options.abortGraceMs ?? 5000);
   });
 
-  if (!hasBody) return;
+  if (!hasBody) return watch();
   let received = 0;
   request.on('data', (chunk: Buffer) => {
     if (state === 'over') return;
@@ -235,5 +272,6 @@ export async function forwardRequest(
   });
   request.on('end', () => {
     if (state !== 'over') socket.endBody(id);
+    watch();
   });
 }

@@ -28,6 +28,7 @@ export class LmtabServerPanel extends LitElement {
     server: { attribute: false },
     model: { type: String },
     health: { state: true },
+    apiKey: { state: true },
     copied: { state: true },
   };
 
@@ -36,6 +37,8 @@ export class LmtabServerPanel extends LitElement {
   /** Model id used in the snippets; `MODEL` when unset. */
   declare model: string;
   declare health: RelayHealth | undefined;
+  /** The key clients need, told only to this page when the relay served it on this machine. */
+  declare apiKey: string | undefined;
   declare copied: string;
   private watched: RelayServer | undefined;
   private readonly onChange = () => {
@@ -147,6 +150,9 @@ export class LmtabServerPanel extends LitElement {
   private async refreshHealth() {
     // Once served by a relay, the panel stays while the relay restarts (the tab reconnects).
     this.health = (await this.server?.health()) ?? this.health;
+    if (this.health !== undefined && this.health.auth !== 'none') {
+      this.apiKey = (await this.server?.session())?.apiKey ?? this.apiKey;
+    }
   }
 
   private baseUrls(health: RelayHealth): string[] {
@@ -263,6 +269,21 @@ export class LmtabServerPanel extends LitElement {
               : nothing
           }
         </div>
+        ${
+          health.auth === 'none'
+            ? nothing
+            : html`<div class="row">
+                ${health.auth === 'remote' ? 'Other devices send' : 'Clients send'} the API key:
+                ${
+                  this.apiKey === undefined
+                    ? html`<span class="detail">printed by <code>lmtab serve</code></span>`
+                    : html`<code data-testid="api-key">${this.apiKey}</code>
+                        <button @click=${() => this.copy('API key', this.apiKey ?? '')}>
+                          ${this.copied === 'API key' ? 'Copied' : 'Copy'}
+                        </button>`
+                }
+              </div>`
+        }
         <details>
           <summary>Code snippets</summary>
           ${this.snippets(urls.at(-1) ?? urls[0]).map(

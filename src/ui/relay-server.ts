@@ -1,11 +1,17 @@
 import {
   connectRelay,
   engineSocketPath,
+  fetchRelaySession,
+  pairingFragmentName,
+  type RelaySession,
   type RelayConnection,
   type RelayHealth,
   type RelayRequestLog,
   type RelayState,
 } from '../bridge/index.js';
+
+/** localStorage key of the engine secret a pairing link gave this origin. */
+const pairedSecretKey = 'lmtab.relay.pairedSecret';
 
 /** Options of {@link RelayServer}. */
 export interface RelayServerOptions {
@@ -51,6 +57,29 @@ export class RelayServer extends EventTarget {
     }
   }
 
+  /**
+   * What the relay tells the page it serves on this machine (the engine secret and the API key);
+   * undefined for a page on another device or origin, which the relay does not tell.
+   */
+  session(): Promise<RelaySession | undefined> {
+    return fetchRelaySession();
+  }
+
+  /**
+   * The engine secret: from a pairing link's fragment (`#pair=...`, kept in this origin's storage
+   * and taken out of the address bar), else from the relay's session endpoint.
+   */
+  private async secret(): Promise<string | undefined> {
+    const fragment = new URLSearchParams(location.hash.slice(1)).get(pairingFragmentName);
+    if (fragment !== null && fragment !== '') {
+      localStorage.setItem(pairedSecretKey, fragment);
+      history.replaceState(history.state, '', location.pathname + location.search);
+    }
+    return (
+      (await this.session())?.engineSecret ?? localStorage.getItem(pairedSecretKey) ?? undefined
+    );
+  }
+
   /** Connects this tab to the relay as an engine (Start Server). */
   start(): void {
     if (this.connection) return;
@@ -59,6 +88,7 @@ export class RelayServer extends EventTarget {
     this.connection = connectRelay({
       url: `${scheme}//${location.host}${engineSocketPath}`,
       connect: this.options.connect,
+      secret: () => this.secret(),
       version: this.options.version,
       onEvent: (event) => {
         if (event.type === 'state') {

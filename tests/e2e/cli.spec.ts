@@ -267,4 +267,15 @@ test('errors are one clear line and a non-zero exit', async () => {
   );
   const missing = await lmtab(['create', 'bad', '-f', 'Nope']);
   expect(missing.stderr).toBe('Error: Cannot read the Modelfile Nope: no such file.\n');
+
+  // A create that fails after uploading its file (the relay refuses the name) lists nothing.
+  await copyFile(join(fixtureDir, 'tiny-lfm2moe.gguf'), join(work, 'moe.gguf'));
+  await writeFile(join(work, 'Upload'), 'FROM ./moe.gguf\n');
+  const refused = await lmtab(['create', '../../etc/passwd', '-f', 'Upload']);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('Invalid `model`: expected a model name');
+  const listed = await lmtab(['list']);
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).not.toContain('sha256');
+  expect(listed.stdout).not.toContain('passwd');
 });

@@ -1,4 +1,6 @@
 import { expect, test } from '@playwright/test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -35,8 +37,11 @@ async function lmtab(...args: string[]): Promise<string> {
   return stdout;
 }
 
-async function createKey(): Promise<{ id: string; key: string }> {
-  return JSON.parse(await lmtab('keys', 'create', '--json')) as { id: string; key: string };
+async function createKey(scope = 'api'): Promise<{ id: string; key: string }> {
+  return JSON.parse(await lmtab('keys', 'create', '--scope', scope, '--json')) as {
+    id: string;
+    key: string;
+  };
 }
 
 function client(authorization: string | null): OpenAI {
@@ -177,5 +182,73 @@ test.describe('lmtab cloud run', () => {
     expect(revoked).toBeInstanceOf(AuthenticationError);
     expect((revoked as AuthenticationError).message).toContain('got a key that has been revoked.');
     expect(output).not.toContain(key);
+  });
+
+  test('a browser page on another origin calls the private app through the gateway with a key', async ({
+    page,
+  }) => {
+    const { key } = await createKey();
+    // A page of another site: its own origin (another port), calling the gateway with fetch.
+    const site = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html' });
+      response.end('<!doctype html><title>another site</title>');
+    });
+    await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
+    try {
+      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+      const answer = await page.evaluate(
+        async ({ url, authorization, name }) => {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              model: name,
+              messages: [{ role: 'user', content: 'Hello' }],
+              max_tokens: 4,
+            }),
+          });
+          return { status: response.status, body: await response.text() };
+        },
+        { url: `${base}/v1/chat/completions`, authorization: `Key ${key}`, name: model },
+      );
+      expect(answer.status, answer.body).toBe(200);
+      expect(JSON.parse(answer.body).choices[0].message.role).toBe('assistant');
+      // Without the key the page is refused by the gateway, and can read why.
+      const anonymous = await page.evaluate(
+        async (url) => (await fetch(url)).status,
+        `${base}/v1/models`,
+      );
+      expect(anonymous).toBe(401);
+    } finally {
+      await new Promise((done) => site.close(done));
+    }
+  });
+
+  test('api keys infer and read; pulling, copying and deleting need an admin key (403 naming the scope)', async () => {
+    const api = await createKey('api');
+    const admin = await createKey('admin');
+    const post = (path: string, key: string, body: unknown, method = 'POST') =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { Authorization: `Key ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const tags = await fetch(`${base}/api/tags`, { headers: { Authorization: `Key ${api.key}` } });
+    expect(tags.status).toBe(200);
+    for (const [path, body, method] of [
+      ['/api/pull', { model }, 'POST'],
+      ['/api/copy', { source: model, destination: 'copied' }, 'POST'],
+      ['/api/delete', { model }, 'DELETE'],
+    ] as const) {
+      const refused = await post(path, api.key, body, method);
+      expect(refused.status, path).toBe(403);
+      expect((await refused.json()).error).toContain('scope "admin"');
+    }
+    expect(
+      (await post('/api/copy', admin.key, { source: model, destination: 'copied' })).status,
+    ).toBe(200);
+    expect((await post('/api/delete', admin.key, { model: 'copied' }, 'DELETE')).status).toBe(200);
+    const names = ((await tags.json()) as { models: { name: string }[] }).models.map((m) => m.name);
+    expect(names).toContain(model);
   });
 });

@@ -1,9 +1,10 @@
 import { chromium, expect, test } from '@playwright/test';
 import { execFile } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { Ollama } from 'ollama';
-import OpenAI, { APIError, BadRequestError, NotFoundError } from 'openai';
+import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError } from 'openai';
 import WebSocket from 'ws';
 import type { Relay } from '../../src/relay/index.js';
 import { repos, startE2eHub } from './support/hub.js';
@@ -23,6 +24,28 @@ const hello = [{ role: 'user' as const, content: 'Hello there' }];
 
 function openAiClient(relay: Relay): OpenAI {
   return new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any', maxRetries: 0 });
+}
+
+/** Pids of the Chromium renderer processes below `root` (the CLI's process). */
+async function rendererPids(root: number): Promise<number[]> {
+  const { stdout } = await execFileAsync('ps', ['-e', '-o', 'pid=,ppid=,args=']);
+  const rows = stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .flatMap((m) => (m ? [{ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }] : []));
+  const below = new Set([root]);
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const row of rows) {
+      if (below.has(row.ppid) && !below.has(row.pid)) {
+        below.add(row.pid);
+        grown = true;
+      }
+    }
+  }
+  return rows
+    .filter((r) => below.has(r.pid) && r.args.includes('--type=renderer'))
+    .map((r) => r.pid);
 }
 
 /** Reads an async iterator to its end, resolving with the error it throws (if any). */
@@ -131,7 +154,8 @@ test.describe('the relay without an engine', () => {
       expect(refusedNative.status).toBe(403);
       expect(typeof (await refusedNative.json()).error).toBe('string');
 
-      // Another site's page may not become an engine and read what clients send.
+      // Another site's page may not become an engine and read what clients send: a listed
+      // origin opens the API, never the engine socket, which needs the relay's secret.
       const socketStatus = await new Promise<number>((resolve) => {
         const socket = new WebSocket(`ws://127.0.0.1:${relayPorts.cors}/lmtab/engine`, {
           origin: 'http://evil.example',
@@ -142,7 +166,7 @@ test.describe('the relay without an engine', () => {
           resolve(101);
         });
       });
-      expect(socketStatus).toBe(403);
+      expect(socketStatus).toBe(401);
 
       const big = await fetch(`${relay.url}/v1/chat/completions`, {
         method: 'POST',
@@ -347,6 +371,48 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
     // The projector turns the image into dozens of tokens; text alone would be a handful.
     expect(answer.usage?.prompt_tokens).toBeGreaterThan(40);
+  });
+
+  test('an image URL on a server that never answers fails after the connect limit and frees the slot', async () => {
+    // Accepts the connection, never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/cat.png`;
+    try {
+      const started = Date.now();
+      const error = await openAiClient(relay)
+        .chat.completions.create({
+          model: 'tiny-lfm2-vl',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is in this picture?' },
+                { type: 'image_url', image_url: { url } },
+              ],
+            },
+          ],
+          max_tokens: 4,
+        })
+        .catch((caught: unknown) => caught);
+      const elapsed = Date.now() - started;
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect((error as APIError).message).toContain(
+        'sent no answer within 10 s (the connect limit)',
+      );
+      expect(elapsed).toBeGreaterThanOrEqual(9_000);
+      expect(elapsed).toBeLessThan(30_000);
+      expect(relay.stats().engines.every((engine) => engine.active === 0)).toBe(true);
+      const next = await openAiClient(relay).chat.completions.create({
+        model,
+        messages: hello,
+        max_tokens: 4,
+      });
+      expect(next.choices[0].message.content?.length).toBeGreaterThan(0);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((done) => silent.close(done));
+    }
   });
 
   test('OpenAI client: errors keep their status and code through the relay; a chunked body over the limit is 413', async () => {
@@ -646,6 +712,77 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     await expect(row).toContainText('200');
     await page.close();
   });
+
+  test('a socket without the relay secret is refused and receives nothing while the tabs serve requests', async () => {
+    const engines = relay.stats().engines.length;
+    const received: string[] = [];
+    const attempt = (protocols: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve) => {
+        const socket = new WebSocket(
+          `ws://127.0.0.1:${relayPorts.engines}/lmtab/engine`,
+          protocols,
+        );
+        socket.on('message', (data: Buffer) => received.push(data.toString()));
+        socket.on('open', () => {
+          // Were it let in, it would say hello and wait for requests.
+          socket.send(JSON.stringify({ type: 'hello', capacity: 64 }));
+          resolve({ status: 101, body: '' });
+        });
+        socket.on('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => void (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        socket.on('error', () => undefined);
+      });
+    const none = await attempt([]);
+    expect(none.status).toBe(401);
+    expect(none.body).toContain('only with its secret');
+    const wrong = await attempt(['lmtab-engine', `lmtab-secret.${'0'.repeat(64)}`]);
+    expect(wrong.status).toBe(401);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        openAiClient(relay).chat.completions.create({ model, messages: hello, max_tokens: 4 }),
+      ),
+    );
+    for (const answer of answers)
+      expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    expect(relay.stats().engines).toHaveLength(engines);
+    expect(received).toEqual([]);
+  });
+
+  test('with an API key, clients without it get 401 in their protocol and clients with it are served', async () => {
+    await relay.close();
+    relay = await startRelay(relayPorts.engines, {
+      clientKeys: { keys: ['sk-e2e'], required: 'everyone' },
+    });
+    // The tab reads the new relay's secret by itself and joins again.
+    await expect.poll(() => relay.stats().engines.length, { timeout: 15_000 }).toBe(1);
+    // Its Developer panel (a same-origin page on this machine) shows the key to copy.
+    await expect(tabs[0].page.locator('lmtab-server-panel').getByTestId('api-key')).toHaveText(
+      'sk-e2e',
+    );
+    const refused = await openAiClient(relay)
+      .chat.completions.create({ model, messages: hello, max_tokens: 4 })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AuthenticationError);
+    expect((refused as APIError).status).toBe(401);
+    const keyed = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'sk-e2e', maxRetries: 0 });
+    const answer = await keyed.chat.completions.create({ model, messages: hello, max_tokens: 4 });
+    expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+
+    const anonymous = new Ollama({ host: relay.url });
+    const nativeRefusal = (await anonymous.list().catch((error: unknown) => error)) as {
+      status_code?: number;
+      error?: string;
+    };
+    expect(nativeRefusal.status_code).toBe(401);
+    expect(nativeRefusal.error).toContain('needs an API key');
+    const ollama = new Ollama({ host: relay.url, headers: { Authorization: 'Bearer sk-e2e' } });
+    expect((await ollama.list()).models.map((m) => m.name)).toContain(model);
+    const chat = await ollama.chat({ model, messages: hello, options: { num_predict: 4 } });
+    expect(chat.done).toBe(true);
+  });
 });
 
 test('lmtab serve --headless starts Chromium on its own app for the first request; its profile keeps the models', async () => {
@@ -686,6 +823,39 @@ test('lmtab serve --headless starts Chromium on its own app for the first reques
     expect(cli.output()).toContain('lmtab: engine tab connected (4 slots, app 0.1.0); 1 connected');
     const after = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
     expect(after.engines).toBe(1);
+    expect(after.headless).toEqual({ state: 'running' });
+
+    // The engine's renderer killed mid-stream (as an out-of-memory kill does): that stream ends
+    // with an error, a new page replaces the crashed one, and the next request is served.
+    const story = (
+      await ollama.chat({
+        model: 'tiny-lfm2',
+        messages: [{ role: 'user', content: 'Write a very long story' }],
+        stream: true,
+        options: { num_predict: 4000, temperature: 0 },
+      })
+    )[Symbol.asyncIterator]();
+    await story.next();
+    const renderers = await rendererPids(cli.child.pid!);
+    expect(renderers.length).toBeGreaterThan(0);
+    for (const pid of renderers) process.kill(pid, 'SIGKILL');
+    const killed = Date.now();
+    expect(String(await drain(story))).toContain('engine tab disconnected');
+    const next = await ollama.chat({
+      model: 'tiny-lfm2',
+      messages: hello,
+      options: { num_predict: 4, temperature: 0 },
+    });
+    expect(next.done).toBe(true);
+    const recoveryMs = Date.now() - killed;
+    expect(recoveryMs).toBeLessThan(60_000);
+    test.info().annotations.push({
+      type: 'recovery after a renderer kill',
+      description: `${recoveryMs} ms`,
+    });
+    expect(cli.output()).toContain('engine page crashed; opening a new one');
+    const recovered = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    expect(recovered).toMatchObject({ engines: 1, headless: { state: 'running' } });
   } finally {
     expect(await stopCli(cli.child)).toBe(0);
   }

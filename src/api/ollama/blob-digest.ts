@@ -21,3 +21,8 @@ export function parseBlobDigest(text: string, param = 'digest'): string {
 export function blobRecordId(hex: string): string {
   return `sha256-${hex}`;
 }
+
+/** Whether a store record is an uploaded blob waiting for `/api/create`, never listed as a model. */
+export function isStagedBlob(record: { id: string }): boolean {
+  return /^sha256-[0-9a-f]{64}$/.test(record.id);
+}

@@ -12,7 +12,7 @@ export async function handleCopy(context: RouteContext): Promise<Response> {
   const body = await readJsonBody(context.request, { maxBytes: context.maxBodyBytes });
   const wire = parseWire(copyRequestSchema, body);
   const destination = newModelName(wire.destination, 'destination');
-  const source = await findModel(context.store, wire.source);
+  const source = await findModel(context.store, wire.source, { param: 'source' });
   if (source.id !== destination) await context.store.copy(source.id, destination);
   return new Response(null, { status: 200 });
 }

@@ -292,3 +292,29 @@ describe('POST /api/copy', () => {
     });
   });
 });
+
+describe('a create that fails after its upload', () => {
+  it('lists the upload nowhere while it waits, and deletes it when the create fails', async () => {
+    const harness = routerHarness();
+    expect((await upload(harness, gguf)).status).toBe(201);
+    const listed = async () => ({
+      tags: (
+        (await (await harness.get('/api/tags')).json()) as { models: { name: string }[] }
+      ).models.map((m) => m.name),
+      openai: (
+        (await (await harness.get('/v1/models')).json()) as { data: { id: string }[] }
+      ).data.map((m) => m.id),
+    });
+    expect(await listed()).toEqual({ tags: ['lfm2-350m'], openai: ['lfm2-350m'] });
+    // The Modelfile asks for something lmtab refuses: the create fails after the upload.
+    const failed = await harness.send('/api/create', {
+      model: 'broken',
+      files: { 'model.gguf': `sha256:${hex}` },
+      quantize: 'q4_K_M',
+    });
+    expect(failed.status).toBe(400);
+    expect(await harness.store.get(`sha256-${hex}`)).toBeUndefined();
+    expect(await exists(harness, hex)).toBe(404);
+    expect(await listed()).toEqual({ tags: ['lfm2-350m'], openai: ['lfm2-350m'] });
+  });
+});

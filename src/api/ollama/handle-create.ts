@@ -55,6 +55,28 @@ interface UploadedProjector {
 export async function handleCreate(context: RouteContext): Promise<Response> {
   const body = await readJsonBody(context.request, { maxBytes: context.maxBodyBytes });
   const wire = parseWire(createRequestSchema, body);
+  try {
+    return await createModel(context, wire);
+  } catch (error) {
+    // A failed create keeps none of the files uploaded for it: they never become models.
+    await dropStagedUploads(context, wire);
+    throw error;
+  }
+}
+
+/** Deletes the uploaded files (`sha256-...` records) that a failed create named. */
+async function dropStagedUploads(context: RouteContext, wire: CreateWireRequest): Promise<void> {
+  const digests = [...Object.values(wire.files ?? {}), wire.from ?? ''];
+  for (const digest of digests) {
+    if (!/^sha256[:-][0-9a-fA-F]{64}$/.test(digest.trim())) continue;
+    const staged = blobRecordId(parseBlobDigest(digest));
+    if ((await context.store.get(staged)) !== undefined) {
+      await context.store.delete(staged).catch(() => undefined);
+    }
+  }
+}
+
+async function createModel(context: RouteContext, wire: CreateWireRequest): Promise<Response> {
   const rawName = wire.model ?? wire.name;
   if (rawName === undefined || rawName === null) {
     throw invalid(

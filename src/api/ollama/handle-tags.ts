@@ -1,11 +1,12 @@
 import { isComplete } from '../../store/index.js';
 import { jsonResponse } from '../json-response.js';
 import type { RouteContext } from '../route-context.js';
+import { isStagedBlob } from './blob-digest.js';
 import { modelDetails } from './model-details.js';
 
-/** `GET /api/tags`: every complete stored model, Ollama's way. */
+/** `GET /api/tags`: every complete stored model (not uploads waiting for a create), Ollama's way. */
 export async function handleTags(context: RouteContext): Promise<Response> {
-  const records = (await context.store.list()).filter(isComplete);
+  const records = (await context.store.list()).filter((r) => isComplete(r) && !isStagedBlob(r));
   return jsonResponse({
     models: records.map((record) => ({
       name: record.id,

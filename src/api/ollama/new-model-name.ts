@@ -1,11 +1,12 @@
 import { LmtabError } from '../../errors/index.js';
+import { checkModelName } from '../check-model-name.js';
 import { quote } from '../describe-value.js';
 
 /**
  * Checks the name of a model about to be created or copied and returns the name to store:
  * Ollama's `:latest` tag is dropped (`mario:latest` is stored as `mario`, which `findModel` finds
- * under both). Names must be non-empty, without spaces or control characters, and may not look
- * like an uploaded blob (`sha256-...`).
+ * under both). Names must be non-empty, without spaces or control characters, follow Ollama's
+ * rules ({@link checkModelName}), and may not look like an uploaded blob (`sha256-...`).
  */
 export function newModelName(name: string, param: string): string {
   const trimmed = name.trim().replace(/:latest$/i, '');
@@ -20,5 +21,5 @@ export function newModelName(name: string, param: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(trimmed)) fail('it contains spaces or control characters');
   if (/^sha256[:-]/i.test(trimmed)) fail('names starting with sha256 are kept for uploaded files');
-  return trimmed;
+  return checkModelName(trimmed, param);
 }

@@ -2,12 +2,13 @@ import { isComplete } from '../../store/index.js';
 import type { ModelRecord } from '../../store/index.js';
 import { findModel } from '../find-model.js';
 import { jsonResponse } from '../json-response.js';
+import { isStagedBlob } from '../ollama/blob-digest.js';
 import type { RouteContext } from '../route-context.js';
 import type { OpenAiModel } from './response-types.js';
 
 /** `GET /v1/models`: every complete stored model. */
 export async function handleListModels(context: RouteContext): Promise<Response> {
-  const records = (await context.store.list()).filter(isComplete);
+  const records = (await context.store.list()).filter((r) => isComplete(r) && !isStagedBlob(r));
   return jsonResponse({ object: 'list', data: records.map(toOpenAiModel) });
 }
 

@@ -16,6 +16,7 @@ export const openAiErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
   body_too_large: 'invalid_request_error',
   engine_busy: 'server_error',
   no_engine: 'server_error',
+  engine_timeout: 'server_error',
   engine_failure: 'server_error',
   download_failed: 'server_error',
   checksum_mismatch: 'server_error',

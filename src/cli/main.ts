@@ -93,6 +93,11 @@ program
     [],
   )
   .option('--max-body <size>', 'largest request body before 413 (default 32m)', parseSize)
+  .option(
+    '--max-blob <size>',
+    'largest model file uploaded to /api/blobs before 413 (default 64g)',
+    parseSize,
+  )
   .option('--quiet', 'do not print a line per request', false)
   .action(async (options: ServeOptions) => {
     // Loaded on demand: playwright-core (the headless engine) takes seconds to import.

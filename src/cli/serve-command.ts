@@ -18,6 +18,8 @@ export interface ServeOptions {
   corsOrigin: string[];
   /** Largest request body in bytes; the relay's default (32 MiB) when absent. */
   maxBody?: number;
+  /** Largest model file uploaded to `/api/blobs`, in bytes; the relay's default (64 GiB) when absent. */
+  maxBlob?: number;
   /** No line per request. */
   quiet: boolean;
 }
@@ -63,6 +65,7 @@ export async function serveCommand(
     queueLimit: options.queue,
     corsOrigins: options.corsOrigin,
     maxBodyBytes: options.maxBody,
+    maxBlobBytes: options.maxBlob,
     startEngine: headless && ((url) => headless.start(url)),
     onLog: options.quiet ? undefined : (entry) => process.stdout.write(formatLog(entry)),
     onEngine: (event) =>

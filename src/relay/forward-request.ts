@@ -10,6 +10,7 @@ import { readModelName } from '../bridge/read-model-name.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
+import { sendBody, type BodySender } from './send-body.js';
 
 /** One line of the relay's request log. */
 export interface RelayLogEntry {
@@ -29,6 +30,8 @@ export interface ForwardOptions {
   pool: EnginePool<EngineSocket>;
   /** Largest request body in bytes; larger ones are answered 413. */
   maxBodyBytes: number;
+  /** The `lmtab serve` flag that sets `maxBodyBytes`, named in the 413; default `--max-body`. */
+  limitFlag?: string;
   /** A fresh request id (unique on the relay). */
   id: string;
   /** Headers the relay adds to every answer (isolation, CORS). */
@@ -120,7 +123,8 @@ export async function forwardRequest(
   const tooLarge = (size: string) =>
     new LmtabError(
       'body_too_large',
-      `Request body too large: the relay's limit is ${describeBytes(maxBodyBytes)}, ${size}.`,
+      `Request body too large: the relay's limit is ${describeBytes(maxBodyBytes)}, ${size} ` +
+        `(lmtab serve ${options.limitFlag ?? '--max-body'} sets the limit).`,
     );
 
   const declared = Number(request.headers['content-length'] ?? 0);
@@ -147,9 +151,11 @@ export async function forwardRequest(
   let contentType = '';
   let grace: ReturnType<typeof setTimeout> | undefined;
 
+  let body: BodySender | undefined;
   const finish = () => {
     if (state === 'over') return;
     state = 'over';
+    body?.stop();
     clearTimeout(grace);
     socket.forget(id);
     lease.release();
@@ -180,6 +186,9 @@ export async function forwardRequest(
         for (const [name, value] of Object.entries(options.headers))
           response.setHeader(name, value);
         contentType = String(response.getHeader('content-type') ?? '');
+        // An answer before the whole body (a refusal): the rest is not read, so the connection
+        // cannot carry another request.
+        if (hasBody && !request.complete) response.shouldKeepAlive = false;
         response.writeHead(frame.status);
         response.flushHeaders();
       },
@@ -205,6 +214,7 @@ export async function forwardRequest(
         }
         finish();
       },
+      credit: (bytes) => body?.credit(bytes),
     },
   );
 
@@ -216,24 +226,23 @@ export async function forwardRequest(
 
   if (!hasBody) return;
   let received = 0;
-  request.on('data', (chunk: Buffer) => {
-    if (state === 'over') return;
-    received += chunk.byteLength;
-    if (received > maxBodyBytes) {
-      socket.abort(id);
-      response.shouldKeepAlive = false;
-      void answerError(tooLarge(`received at least ${describeBytes(received)}`));
-      finish();
-      request.pause();
-      return;
-    }
-    if (sniffedBytes < sniffBytes) {
-      sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
-      sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
-    }
-    socket.sendBody(id, chunk);
-  });
-  request.on('end', () => {
-    if (state !== 'over') socket.endBody(id);
+  body = sendBody(request, {
+    window: socket.bodyWindow,
+    send: (chunk) => socket.sendBody(id, chunk),
+    end: () => socket.endBody(id),
+    onPiece(chunk) {
+      received += chunk.byteLength;
+      if (received > maxBodyBytes) {
+        socket.abort(id);
+        response.shouldKeepAlive = false;
+        void answerError(tooLarge(`received at least ${describeBytes(received)}`));
+        finish();
+        return;
+      }
+      if (sniffedBytes < sniffBytes) {
+        sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
+        sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
+      }
+    },
   });
 }

@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 
+/** Largest body piece sent in one WebSocket message. */
+const maxMessageBytes = 1024 * 1024;
+
 /** Options of {@link sendBody}. */
 export interface SendBodyOptions {
   /** Bytes the tab takes beyond those it granted back (its `bodyWindow`); Infinity: no waiting. */
@@ -34,14 +37,32 @@ export function sendBody(request: IncomingMessage, options: SendBodyOptions): Bo
   let ended = false;
   let stopped = false;
 
+  /** Up to `bytes` from the front of `held`, joining pieces so the tab gets fewer messages. */
+  const takeHeld = (bytes: number): Uint8Array => {
+    const first = held[0]!;
+    if (first.byteLength >= bytes) {
+      held[0] = first.subarray(bytes);
+      if (held[0].byteLength === 0) held.shift();
+      return first.subarray(0, bytes);
+    }
+    const parts: Uint8Array[] = [];
+    let taken = 0;
+    while (held.length > 0 && taken < bytes) {
+      const next = held[0]!;
+      const part = next.subarray(0, bytes - taken);
+      parts.push(part);
+      taken += part.byteLength;
+      if (part.byteLength === next.byteLength) held.shift();
+      else held[0] = next.subarray(part.byteLength);
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  };
+
   const pump = () => {
     while (!stopped && held.length > 0) {
       const room = window - outstanding;
       if (room <= 0) break;
-      const next = held[0]!;
-      const piece = next.byteLength <= room ? next : next.subarray(0, room);
-      if (piece === next) held.shift();
-      else held[0] = next.subarray(room);
+      const piece = takeHeld(Math.min(room, maxMessageBytes));
       outstanding += piece.byteLength;
       options.send(piece);
     }

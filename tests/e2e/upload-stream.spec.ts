@@ -318,7 +318,8 @@ test.describe('streamed request bodies', () => {
     const afterStored = await countChunks(page);
     expect(afterStored).toBe(before + Math.ceil(totalBytes / (16 * mib)));
 
-    // Over the tab's limit, with no Content-Length: refused while streaming, nothing kept.
+    // Over the tab's limit, with no Content-Length: refused while streaming, nothing kept. (Chromium
+    // still drains the page's upload stream after the service worker's answer, discarding it.)
     const big = zeroGguf(258 * mib);
     const tooLarge = await post(sha256OfZeroGguf(big.header, big.totalBytes), big.totalBytes);
     expect(tooLarge.status).toBe(413);
@@ -327,7 +328,6 @@ test.describe('streamed request bodies', () => {
         /^Model file too large: the limit is 269484032 bytes \(257 MiB\), received at least \d+ bytes/,
       ),
     });
-    expect(tooLarge.sent).toBeLessThan(big.totalBytes);
     await expect.poll(() => countChunks(page), { timeout: 30_000 }).toBe(afterStored);
 
     // The page gives up half-way: the chunks written are deleted, no record is made.

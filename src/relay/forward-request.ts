@@ -151,7 +151,6 @@ export async function forwardRequest(
   let contentType = '';
   let grace: ReturnType<typeof setTimeout> | undefined;
 
-  let body: BodySender | undefined;
   const finish = () => {
     if (state === 'over') return;
     state = 'over';
@@ -224,25 +223,27 @@ export async function forwardRequest(
     grace = setTimeout(finish, options.abortGraceMs ?? 5000);
   });
 
-  if (!hasBody) return;
   let received = 0;
-  body = sendBody(request, {
-    window: socket.bodyWindow,
-    send: (chunk) => socket.sendBody(id, chunk),
-    end: () => socket.endBody(id),
-    onPiece(chunk) {
-      received += chunk.byteLength;
-      if (received > maxBodyBytes) {
-        socket.abort(id);
-        response.shouldKeepAlive = false;
-        void answerError(tooLarge(`received at least ${describeBytes(received)}`));
-        finish();
-        return;
-      }
-      if (sniffedBytes < sniffBytes) {
-        sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
-        sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
-      }
-    },
-  });
+  // The tab hears the request first (above); its body follows as the client sends it.
+  const body: BodySender | undefined = !hasBody
+    ? undefined
+    : sendBody(request, {
+        window: socket.bodyWindow,
+        send: (chunk) => socket.sendBody(id, chunk),
+        end: () => socket.endBody(id),
+        onPiece(chunk) {
+          received += chunk.byteLength;
+          if (received > maxBodyBytes) {
+            socket.abort(id);
+            response.shouldKeepAlive = false;
+            void answerError(tooLarge(`received at least ${describeBytes(received)}`));
+            finish();
+            return;
+          }
+          if (sniffedBytes < sniffBytes) {
+            sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
+            sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
+          }
+        },
+      });
 }

@@ -87,7 +87,7 @@ describe('request bodies to a tab that grants credit', () => {
     expect(written).toBeLessThan(total);
 
     // The tab grants what it has taken, as the real one does once its engine has read it.
-    for (let credited = 0; tab.received() < total; ) {
+    for (let credited = 0; tab.received() < total;) {
       const taken = tab.received() - credited;
       tab.credit(id, taken);
       credited += taken;

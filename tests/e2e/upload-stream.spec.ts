@@ -89,9 +89,14 @@ function sampleMemory(profileDir: string, page: Page): { stop(): Promise<MemoryP
     await cdp.send('Performance.enable');
     do {
       const processes = chromiumProcesses(profileDir);
-      const renderers = processes.filter((p) => p.type === 'renderer').map((p) => residentBytes(p.pid));
+      const renderers = processes
+        .filter((p) => p.type === 'renderer')
+        .map((p) => residentBytes(p.pid));
       peaks.renderer = Math.max(peaks.renderer, ...renderers);
-      peaks.renderers = Math.max(peaks.renderers, renderers.reduce((a, b) => a + b, 0));
+      peaks.renderers = Math.max(
+        peaks.renderers,
+        renderers.reduce((a, b) => a + b, 0),
+      );
       for (const p of processes.filter((q) => q.type === 'browser')) {
         peaks.browser = Math.max(peaks.browser, residentBytes(p.pid));
       }
@@ -283,7 +288,9 @@ test.describe('streamed request bodies', () => {
                 if (abortAt !== undefined && sent >= abortAt) return controller.abort();
                 if (sent >= bytes) return stream.close();
                 const next =
-                  sent === 0 ? new Uint8Array(header) : piece.slice(0, Math.min(piece.length, bytes - sent));
+                  sent === 0
+                    ? new Uint8Array(header)
+                    : piece.slice(0, Math.min(piece.length, bytes - sent));
                 sent += next.byteLength;
                 stream.enqueue(next);
               },

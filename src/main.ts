@@ -4,7 +4,12 @@ import { engineQueryFlag, startEngineHost } from './bridge/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { hubHeadersFor, loadHubSettings } from './hub/index.js';
 import { createIdbModelStore, DownloadManager } from './store/index.js';
-import { createConversationStore, loadEngineSettings, RelayServer } from './ui/index.js';
+import {
+  createConversationStore,
+  loadApiSettings,
+  loadEngineSettings,
+  RelayServer,
+} from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
@@ -72,6 +77,7 @@ function startEngineWorker(settings: EngineSettings) {
     type: 'init',
     settings,
     hub: loadHubSettings(),
+    api: loadApiSettings(),
     version: packageJson.version,
   });
   return {

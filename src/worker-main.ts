@@ -15,7 +15,14 @@ declare const self: DedicatedWorkerGlobalScope;
 
 /** Messages the page sends this worker. */
 type WorkerMessage =
-  | { type: 'init'; settings: EngineSettings; hub: HubSettings; version: string }
+  | {
+      type: 'init';
+      settings: EngineSettings;
+      hub: HubSettings;
+      /** The tab's API settings (the upload limit of `/api/blobs`). */
+      api?: { maxBlobBytes?: number };
+      version: string;
+    }
   | { type: 'connect' };
 
 // wllama 3.8.1's stream iterator rejects one more promise after an aborted generation's consumer
@@ -59,7 +66,13 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
           headers: (url) => hubHeadersFor(url, hubSettings),
         }),
     };
-    handler = createRouter({ engine, store, hub, version: message.version }).handle;
+    handler = createRouter({
+      engine,
+      store,
+      hub,
+      maxBlobBytes: message.api?.maxBlobBytes,
+      version: message.version,
+    }).handle;
     for (const port of pending.splice(0)) servePort(port, handler, self.location.origin);
   } else if (message.type === 'connect' && event.ports[0]) {
     if (handler) servePort(event.ports[0], handler, self.location.origin);

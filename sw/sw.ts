@@ -83,7 +83,7 @@ async function findHost(): Promise<Host | undefined> {
 
 async function forward(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
-  const frame = await requestToFrame(request, crypto.randomUUID());
+  const frame = requestToFrame(request, crypto.randomUUID());
   const current = await findHost();
   if (!current) {
     return errorResponse(

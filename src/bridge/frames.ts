@@ -13,7 +13,11 @@ export interface RequestFrame {
   /** Path and query, e.g. `/v1/chat/completions`. */
   url: string;
   headers: [string, string][];
-  body: ArrayBuffer | null;
+  /**
+   * The body as a stream, transferred with the frame (Chromium transfers a ReadableStream over a
+   * MessagePort): the engine reads it as it arrives, and its reads pace the sender.
+   */
+  body: ReadableStream<Uint8Array> | null;
 }
 
 /** Status line and headers of the answer. */

@@ -1,3 +1,4 @@
+import { createInboundBody, type InboundBody } from './body-stream.js';
 import { createTokenCounter, type TokenCounter } from './count-tokens.js';
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
 import { readModelName } from './read-model-name.js';
@@ -8,6 +9,7 @@ import {
   engineProtocol,
   engineSecretProtocolPrefix,
   parseRelayFrame,
+  type CreditFrame,
   type HelloFrame,
   type SocketRequestFrame,
   type TabToRelayFrame,
@@ -65,6 +67,11 @@ export interface ConnectRelayOptions {
   fetch?: typeof globalThis.fetch;
   /** Origin that makes request URLs absolute; default `location.origin`. */
   origin?: string;
+  /**
+   * Request-body bytes the relay may send ahead of the engine's reads, per request: the most of an
+   * upload this tab holds at once. Default 8 MiB.
+   */
+  bodyWindow?: number;
 }
 
 /** A tab's link to the relay. */
@@ -77,24 +84,30 @@ export interface RelayConnection {
 /** Largest body piece sent in one WebSocket message. */
 const maxPieceBytes = 1024 * 1024;
 
+/** Bytes of a request body kept to read the model name for the log (a JSON body's start). */
+const sniffBytes = 64 * 1024 + 1;
+
 interface Served {
   frame: SocketRequestFrame;
-  chunks: Uint8Array[];
+  /** The request's body as it arrives, while it does. */
+  body?: InboundBody;
+  /** The body's first bytes, for the log's model name. */
+  sniffed: Uint8Array[];
+  sniffedBytes: number;
   /** Stops the request once it is running. */
   stop?: () => void;
   log: RelayRequestLog;
   tokens?: TokenCounter;
 }
 
-function concat(chunks: Uint8Array[]): ArrayBuffer {
-  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
   const bytes = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return bytes.buffer;
+  return bytes;
 }
 
 /**
@@ -107,6 +120,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   const fetchOverSw = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const origin = options.origin ?? location.origin;
   const emit = options.onEvent ?? (() => undefined);
+  const bodyWindow = options.bodyWindow ?? 8 * 1024 * 1024;
   let state: RelayState = 'connecting';
   let socket: WebSocket | undefined;
   let port: MessagePort | undefined;
@@ -120,7 +134,10 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   };
 
   const stopAll = () => {
-    for (const request of served.values()) request.stop?.();
+    for (const request of served.values()) {
+      request.body?.fail(new DOMException('The relay went away.', 'AbortError'));
+      request.stop?.();
+    }
     served.clear();
   };
 
@@ -151,12 +168,20 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     }
   };
 
+  /** Starts a request at once; its body, if any, streams to the engine as the pieces arrive. */
   const run = (to: WebSocket, request: Served) => {
     const { frame } = request;
-    const body = frame.hasBody ? concat(request.chunks) : null;
-    request.chunks = [];
-    if (body !== null) request.log.model = readModelName(new Uint8Array(body));
     const { id, method, url, headers } = frame;
+    if (frame.hasBody) {
+      request.body = createInboundBody({
+        window: bodyWindow,
+        grant: (bytes) => {
+          if (to.readyState !== WebSocket.OPEN || !served.has(id)) return;
+          to.send(JSON.stringify({ type: 'credit', id, bytes } satisfies CreditFrame));
+        },
+      });
+    }
+    const body = request.body?.stream ?? null;
     const portFrame: RequestFrame = { type: 'request', id, method, url, headers, body };
     port ??= options.connect();
     if (port !== undefined) {
@@ -179,10 +204,31 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     );
   };
 
+  /** Notes a body piece's first bytes for the log, and reads the model name once it has them. */
+  const sniff = (request: Served, chunk: Uint8Array | undefined) => {
+    if (request.sniffedBytes >= sniffBytes) return;
+    if (chunk !== undefined) {
+      const part = chunk.slice(0, sniffBytes - request.sniffedBytes);
+      request.sniffed.push(part);
+      request.sniffedBytes += part.byteLength;
+    }
+    if (chunk === undefined || request.sniffedBytes >= sniffBytes) {
+      request.log.model = readModelName(concat(request.sniffed, request.sniffedBytes));
+      request.sniffed = [];
+      request.sniffedBytes = sniffBytes;
+    }
+  };
+
   const onMessage = (to: WebSocket, data: unknown) => {
     if (data instanceof ArrayBuffer) {
       const piece = decodeBodyPiece(new Uint8Array(data));
-      if (piece) served.get(piece.id)?.chunks.push(piece.chunk);
+      const request = piece && served.get(piece.id);
+      if (!piece || !request?.body) return;
+      sniff(request, piece.chunk);
+      if (!request.body.push(piece.chunk)) {
+        // The relay sent past the window it was given: a broken relay, not a slow engine.
+        to.close(1008, 'request body sent past the granted window');
+      }
       return;
     }
     const frame = typeof data === 'string' ? parseRelayFrame(data) : undefined;
@@ -190,28 +236,23 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     if (frame.type === 'request') {
       const request: Served = {
         frame,
-        chunks: [],
+        sniffed: [],
+        sniffedBytes: 0,
         log: { time: Date.now(), method: frame.method, path: new URL(frame.url, origin).pathname },
       };
       served.set(frame.id, request);
-      if (!frame.hasBody) run(to, request);
+      run(to, request);
     } else if (frame.type === 'end') {
       const request = served.get(frame.id);
-      if (request && !request.stop) run(to, request);
+      if (request === undefined) return;
+      sniff(request, undefined);
+      request.body?.end();
     } else {
       const request = served.get(frame.id);
       if (request === undefined) return;
       request.log.error = 'aborted';
-      if (request.stop) request.stop();
-      else {
-        // Aborted before its body was complete: nothing ran, so the answer is the abort itself.
-        reply(to, request, {
-          type: 'error',
-          id: frame.id,
-          code: 'aborted',
-          message: 'The request was aborted by the client.',
-        });
-      }
+      request.body?.fail(new DOMException('The request was aborted by the client.', 'AbortError'));
+      request.stop?.();
     }
   };
 
@@ -250,6 +291,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       const hello: HelloFrame = {
         type: 'hello',
         capacity: options.capacity ?? 4,
+        bodyWindow,
         ...(options.version === undefined ? {} : { version: options.version }),
       };
       current.send(JSON.stringify(hello));

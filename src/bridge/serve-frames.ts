@@ -7,19 +7,22 @@ export type FrameHandler = (
   options: { signal: AbortSignal },
 ) => Promise<Response>;
 
-/** Rebuilds a `Request` from a frame; `origin` only makes the URL absolute. */
+/** Rebuilds a `Request` from a frame, its body still streaming; `origin` makes the URL absolute. */
 export function frameToRequest(frame: RequestFrame, origin: string, signal?: AbortSignal): Request {
   const hasBody = frame.body !== null && frame.method !== 'GET' && frame.method !== 'HEAD';
-  return new Request(new URL(frame.url, origin), {
+  const init: RequestInit & { duplex?: 'half' } = {
     method: frame.method,
     headers: frame.headers,
     body: hasBody ? frame.body : undefined,
     signal,
-  });
+  };
+  // A stream body needs `duplex: 'half'` (the request is sent before its body is complete).
+  if (hasBody) init.duplex = 'half';
+  return new Request(new URL(frame.url, origin), init);
 }
 
-/** Turns a `Request` into a frame, reading its body once. */
-export async function requestToFrame(request: Request, id: string): Promise<RequestFrame> {
+/** Turns a `Request` into a frame; its body stays a stream, to be transferred with the frame. */
+export function requestToFrame(request: Request, id: string): RequestFrame {
   const url = new URL(request.url);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
   return {
@@ -28,7 +31,7 @@ export async function requestToFrame(request: Request, id: string): Promise<Requ
     method: request.method,
     url: url.pathname + url.search,
     headers: [...request.headers],
-    body: hasBody ? await request.arrayBuffer() : null,
+    body: hasBody ? request.body : null,
   };
 }
 

@@ -33,6 +33,16 @@ describe('parseTabFrame', () => {
     expect(
       parseTabFrame('{"type":"head","id":"1","status":200,"headers":[["content-type","x"]]}'),
     ).toEqual({ type: 'head', id: '1', status: 200, headers: [['content-type', 'x']] });
+    expect(parseTabFrame('{"type":"hello","capacity":2,"bodyWindow":8388608}')).toEqual({
+      type: 'hello',
+      capacity: 2,
+      bodyWindow: 8388608,
+    });
+    expect(parseTabFrame('{"type":"credit","id":"1","bytes":65536}')).toEqual({
+      type: 'credit',
+      id: '1',
+      bytes: 65536,
+    });
     expect(parseTabFrame('{"type":"end","id":"1"}')).toEqual({ type: 'end', id: '1' });
     expect(parseTabFrame('{"type":"error","id":"1","code":"aborted","message":"m"}')).toEqual({
       type: 'error',
@@ -51,6 +61,11 @@ describe('parseTabFrame', () => {
       'not json',
       '[]',
       '{"type":"hello","capacity":0}',
+      '{"type":"hello","capacity":1,"bodyWindow":0}',
+      '{"type":"hello","capacity":1,"bodyWindow":"8m"}',
+      '{"type":"credit","id":"1","bytes":-5}',
+      '{"type":"credit","id":"1","bytes":1.5}',
+      '{"type":"credit","bytes":5}',
       '{"type":"head","id":"1","status":101,"headers":[]}',
       '{"type":"head","id":"1","status":200,"headers":[["a"]]}',
       '{"type":"head","id":"1","status":200,"headers":{"a":"b"}}',

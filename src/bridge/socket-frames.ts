@@ -9,7 +9,12 @@ import type { AbortFrame, EndFrame, ErrorFrame, HeadFrame } from './frames.js';
  *
  * Relay to tab: `request` (then binary request-body pieces and `end` when `hasBody`), `abort`.
  * Tab to relay: `hello` (first), then per request `head`, binary response-body pieces, and `end`
- * or `error`. The direction gives a binary message its meaning.
+ * or `error`; while a request body arrives, `credit` frames. The direction gives a binary message
+ * its meaning.
+ *
+ * Request bodies are flow-controlled: a tab whose `hello` names a `bodyWindow` receives at most that
+ * many body bytes of a request beyond those it granted back with `credit` (it grants them once its
+ * engine has read them), so a multi-gigabyte upload never piles up in the tab.
  */
 
 /** Path of the WebSocket endpoint that engine tabs connect to. */
@@ -44,6 +49,18 @@ export interface HelloFrame {
   capacity: number;
   /** lmtab version of the tab's app, for the relay's log. */
   version?: string;
+  /**
+   * Request-body bytes the tab takes per request before granting more with `credit`; absent (an
+   * older tab): the relay sends bodies without waiting.
+   */
+  bodyWindow?: number;
+}
+
+/** The tab's engine read `bytes` more of a request's body: the relay may send that many more. */
+export interface CreditFrame {
+  type: 'credit';
+  id: string;
+  bytes: number;
 }
 
 /** An HTTP request in transit to a tab; its body, if any, follows as binary pieces and `end`. */
@@ -62,7 +79,7 @@ export interface SocketRequestFrame {
 export type RelayToTabFrame = SocketRequestFrame | EndFrame | AbortFrame;
 
 /** JSON frames a tab sends the relay. */
-export type TabToRelayFrame = HelloFrame | HeadFrame | EndFrame | ErrorFrame;
+export type TabToRelayFrame = HelloFrame | HeadFrame | EndFrame | ErrorFrame | CreditFrame;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -105,6 +122,10 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
     : undefined;
 }
 
+function isPositiveInteger(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) > 0;
+}
+
 function isHeaderList(value: unknown): value is [string, string][] {
   return (
     Array.isArray(value) &&
@@ -128,12 +149,19 @@ export function parseTabFrame(text: string): TabToRelayFrame | undefined {
   const id = value.id;
   switch (value.type) {
     case 'hello':
-      return Number.isInteger(value.capacity) && (value.capacity as number) > 0
+      return Number.isInteger(value.capacity) &&
+        (value.capacity as number) > 0 &&
+        (value.bodyWindow === undefined || isPositiveInteger(value.bodyWindow))
         ? {
             type: 'hello',
             capacity: value.capacity as number,
             version: typeof value.version === 'string' ? value.version : undefined,
+            ...(value.bodyWindow === undefined ? {} : { bodyWindow: value.bodyWindow as number }),
           }
+        : undefined;
+    case 'credit':
+      return typeof id === 'string' && isPositiveInteger(value.bytes)
+        ? { type: 'credit', id, bytes: value.bytes as number }
         : undefined;
     case 'head':
       return typeof id === 'string' &&

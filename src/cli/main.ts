@@ -117,6 +117,11 @@ program
     'end a request whose engine sends nothing for this long, e.g. 90s, 10m (default 10m)',
     parseSeconds,
   )
+  .option(
+    '--max-blob <size>',
+    'largest model file uploaded to /api/blobs before 413 (default 64g)',
+    parseSize,
+  )
   .option('--quiet', 'do not print a line per request', false)
   .addHelpText(
     'after',

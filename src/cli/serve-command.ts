@@ -27,6 +27,8 @@ export interface ServeOptions {
   corsOrigin: string[];
   /** Largest request body in bytes; the relay's default (32 MiB) when absent. */
   maxBody?: number;
+  /** Largest model file uploaded to `/api/blobs`, in bytes; the relay's default (64 GiB) when absent. */
+  maxBlob?: number;
   /** No line per request. */
   quiet: boolean;
   /** Keys `/v1` and `/api` require (`--api-key`, repeatable); `LMTAB_API_KEY` adds one. */
@@ -90,6 +92,7 @@ export async function serveCommand(
     allowedHosts: options.allowedHost,
     engineTimeoutMs: options.engineTimeout === undefined ? undefined : options.engineTimeout * 1000,
     headlessState: headless && (() => headless.state()),
+    maxBlobBytes: options.maxBlob,
     startEngine: headless && ((url) => headless.start(url)),
     onLog: options.quiet ? undefined : (entry) => process.stdout.write(formatLog(entry)),
     onEngine: (event) =>

@@ -253,10 +253,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         });
       }
       requestCount += 1;
+      // Model files stream to the tab's store through /api/blobs; JSON bodies stay small.
+      const blob = pathname.startsWith('/api/blobs/');
       return forwardRequest(request, response, {
         pool,
-        // Model files travel to the tab's store through /api/blobs; JSON bodies stay small.
-        maxBodyBytes: pathname.startsWith('/api/blobs/') ? maxBlobBytes : maxBodyBytes,
+        maxBodyBytes: blob ? maxBlobBytes : maxBodyBytes,
+        limitFlag: blob ? '--max-blob' : '--max-body',
         id: requestCount.toString(36),
         headers,
         engineTimeoutMs: options.engineTimeoutMs,

@@ -16,6 +16,8 @@ export interface Exchange {
   end(): void;
   /** A failure reported by the tab, or the tab gone (`no_engine`). */
   error(code: string, message: string): void;
+  /** The tab read `bytes` more of the request's body. */
+  credit?(bytes: number): void;
 }
 
 /** Options of {@link attachEngineSocket}. */
@@ -28,6 +30,11 @@ export interface EngineSocketOptions {
 
 /** One engine tab's WebSocket, carrying many requests at once, told apart by id. */
 export interface EngineSocket {
+  /**
+   * Request-body bytes the tab takes per request beyond those it credited back (its hello's
+   * `bodyWindow`); Infinity for a tab that does not grant credit.
+   */
+  readonly bodyWindow: number;
   /** Sends a request frame; `exchange` hears the answer. */
   start(frame: SocketRequestFrame, exchange: Exchange): void;
   /** Sends one piece of a request's body. */
@@ -49,6 +56,7 @@ export interface EngineSocket {
 export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptions): EngineSocket {
   const exchanges = new Map<string, Exchange>();
   let greeted = false;
+  let bodyWindow = Number.POSITIVE_INFINITY;
 
   const send = (frame: RelayToTabFrame) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
@@ -69,13 +77,17 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
     const frame = parseTabFrame(bytes.toString());
     if (frame === undefined) return socket.close(1008, 'malformed frame');
     if (frame.type === 'hello') {
-      if (!greeted) options.onHello(frame);
+      if (!greeted) {
+        bodyWindow = frame.bodyWindow ?? bodyWindow;
+        options.onHello(frame);
+      }
       greeted = true;
       return;
     }
     const exchange = exchanges.get(frame.id);
     if (exchange === undefined) return;
-    if (frame.type === 'head') exchange.head(frame);
+    if (frame.type === 'credit') exchange.credit?.(frame.bytes);
+    else if (frame.type === 'head') exchange.head(frame);
     else if (frame.type === 'end') exchange.end();
     else exchange.error(frame.code, frame.message);
   });
@@ -93,6 +105,9 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
   });
 
   return {
+    get bodyWindow() {
+      return bodyWindow;
+    },
     start(frame, exchange) {
       exchanges.set(frame.id, exchange);
       send(frame);

@@ -10,6 +10,7 @@ import { readModelName } from '../bridge/read-model-name.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
+import { sendBody, type BodySender } from './send-body.js';
 
 /** One line of the relay's request log. */
 export interface RelayLogEntry {
@@ -29,6 +30,8 @@ export interface ForwardOptions {
   pool: EnginePool<EngineSocket>;
   /** Largest request body in bytes; larger ones are answered 413. */
   maxBodyBytes: number;
+  /** The `lmtab serve` flag that sets `maxBodyBytes`, named in the 413; default `--max-body`. */
+  limitFlag?: string;
   /** A fresh request id (unique on the relay). */
   id: string;
   /** Headers the relay adds to every answer (isolation, CORS). */
@@ -131,7 +134,8 @@ export async function forwardRequest(
   const tooLarge = (size: string) =>
     new LmtabError(
       'body_too_large',
-      `Request body too large: the relay's limit is ${describeBytes(maxBodyBytes)}, ${size}.`,
+      `Request body too large: the relay's limit is ${describeBytes(maxBodyBytes)}, ${size} ` +
+        `(lmtab serve ${options.limitFlag ?? '--max-body'} sets the limit).`,
     );
 
   const declared = Number(request.headers['content-length'] ?? 0);
@@ -163,6 +167,7 @@ export async function forwardRequest(
   const finish = () => {
     if (state === 'over') return;
     state = 'over';
+    body?.stop();
     clearTimeout(grace);
     clearTimeout(silence);
     socket.forget(id);
@@ -195,6 +200,9 @@ export async function forwardRequest(
         for (const [name, value] of Object.entries(options.headers))
           response.setHeader(name, value);
         contentType = String(response.getHeader('content-type') ?? '');
+        // An answer before the whole body (a refusal): the rest is not read, so the connection
+        // cannot carry another request.
+        if (hasBody && !request.complete) response.shouldKeepAlive = false;
         response.writeHead(frame.status);
         response.flushHeaders();
       },
@@ -221,6 +229,7 @@ export async function forwardRequest(
         }
         finish();
       },
+      credit: (bytes) => body?.credit(bytes),
     },
   );
 
@@ -251,27 +260,32 @@ export async function forwardRequest(
     grace = setTimeout(finish, options.abortGraceMs ?? 5000);
   });
 
-  if (!hasBody) return watch();
   let received = 0;
-  request.on('data', (chunk: Buffer) => {
-    if (state === 'over') return;
-    received += chunk.byteLength;
-    if (received > maxBodyBytes) {
-      socket.abort(id);
-      response.shouldKeepAlive = false;
-      void answerError(tooLarge(`received at least ${describeBytes(received)}`));
-      finish();
-      request.pause();
-      return;
-    }
-    if (sniffedBytes < sniffBytes) {
-      sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
-      sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
-    }
-    socket.sendBody(id, chunk);
-  });
-  request.on('end', () => {
-    if (state !== 'over') socket.endBody(id);
-    watch();
-  });
+  // The tab hears the request first (above); its body follows as the client sends it.
+  const body: BodySender | undefined = !hasBody
+    ? undefined
+    : sendBody(request, {
+        window: socket.bodyWindow,
+        send: (chunk) => socket.sendBody(id, chunk),
+        end: () => {
+          socket.endBody(id);
+          // The engine's silence counts from the body's end: a long upload is not silence.
+          watch();
+        },
+        onPiece(chunk) {
+          received += chunk.byteLength;
+          if (received > maxBodyBytes) {
+            socket.abort(id);
+            response.shouldKeepAlive = false;
+            void answerError(tooLarge(`received at least ${describeBytes(received)}`));
+            finish();
+            return;
+          }
+          if (sniffedBytes < sniffBytes) {
+            sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
+            sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
+          }
+        },
+      });
+  if (!hasBody) watch();
 }

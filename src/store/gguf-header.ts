@@ -38,6 +38,11 @@ export interface ReadGgufOptions {
   initialWindow?: number;
   /** Stops the read before the next slice. */
   signal?: AbortSignal;
+  /**
+   * Size of the whole file when `blob` holds only its first bytes (an upload still arriving), for
+   * the check that the tensor data fits; default `blob.size`. Infinity skips that check.
+   */
+  fileSize?: number;
 }
 
 /** [name, elements per block, bytes per block] by ggml type id. */
@@ -184,7 +189,7 @@ export async function readGgufHeader(
   const alignmentValue = metadata.get('general.alignment');
   const alignment = typeof alignmentValue === 'number' && alignmentValue > 0 ? alignmentValue : 32;
   const dataOffset = Math.ceil(input.position / alignment) * alignment;
-  checkDataSize(blob.size, dataOffset, tensors);
+  checkDataSize(options.fileSize ?? blob.size, dataOffset, tensors);
   return { version, metadata, tensors, alignment, dataOffset };
 }
 

@@ -3,8 +3,15 @@ import { LmtabError } from '../errors/index.js';
 import { readGgufSummary } from './gguf-header.js';
 import type { ModelCustomization, ModelRecord, StoredFile } from './model-record.js';
 import { isComplete } from './model-record.js';
+import { readChunks } from './read-chunks.js';
 import { Sha256 } from './sha256.js';
-import type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
+import type {
+  ImportOptions,
+  ModelBlobs,
+  ModelStore,
+  StoreProgress,
+  StreamImportOptions,
+} from './store.js';
 import { ensureSpace, formatBytes } from './storage-space.js';
 
 /** Options of {@link createIdbModelStore}. */
@@ -172,6 +179,74 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     yield { type: 'done', record };
   }
 
+  async function importStream(
+    source: ReadableStream<Uint8Array>,
+    streamOptions: StreamImportOptions,
+  ): Promise<ModelRecord> {
+    const { id, fileName, signal } = streamOptions;
+    if (streamOptions.size !== undefined) await ensureSpace(streamOptions.size);
+    const file: StoredFile = {
+      fileId: crypto.randomUUID(),
+      name: fileName,
+      size: 0,
+      chunkSize,
+      chunks: 0,
+      complete: false,
+    };
+    const hash = new Sha256();
+    try {
+      for await (const parts of readChunks(source, chunkSize, signal)) {
+        signal?.throwIfAborted();
+        if (file.chunks === 0) refuseNonGguf(fileName, parts);
+        for (const part of parts) {
+          hash.update(part);
+          file.size += part.byteLength;
+        }
+        // The Blob takes the bytes out of this context; the views are dropped right after.
+        await writeChunk(file, file.chunks, new Blob(parts as BlobPart[]));
+        file.chunks += 1;
+      }
+      signal?.throwIfAborted();
+      file.sha256 = hash.digestHex();
+      if (streamOptions.sha256 !== undefined && file.sha256 !== streamOptions.sha256) {
+        throw new LmtabError(
+          'invalid_request',
+          `Digest mismatch: expected sha256:${streamOptions.sha256}, but the ${file.size} bytes received hash to sha256:${file.sha256}; nothing was kept.`,
+        );
+      }
+      if (file.size === 0) {
+        throw new LmtabError(
+          'invalid_request',
+          'Missing request body: expected the bytes of a GGUF model file, received an empty body.',
+        );
+      }
+      file.complete = true;
+      const gguf = await readGgufSummary(await readBlob(file), { signal });
+      if (gguf.fileKind === 'mmproj') {
+        throw new LmtabError(
+          'invalid_request',
+          `${fileName} is a vision projector (mmproj), not a model: import the model file and attach this one as its projector.`,
+        );
+      }
+      const previous = await getRecord(id);
+      const record: ModelRecord = {
+        id,
+        source: { kind: 'import', fileName },
+        files: [file],
+        gguf,
+        sizeBytes: file.size,
+        digest: file.sha256,
+        createdAt: clock(),
+      };
+      await set(id, record, records);
+      if (previous) await dropUnusedFiles(previous);
+      return record;
+    } catch (error) {
+      await deleteChunks({ ...file, complete: false });
+      throw error;
+    }
+  }
+
   async function attachProjector(
     id: string,
     projector: File,
@@ -265,6 +340,7 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     list,
     get: getRecord,
     importFiles,
+    importStream,
     attachProjector,
     createCustom,
     copy,
@@ -279,6 +355,23 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
         .filter((record) => !isComplete(record))
         .sort((a, b) => a.createdAt - b.createdAt),
   };
+}
+
+/** Refuses a stream at its first chunk when it does not start like a GGUF file. */
+function refuseNonGguf(fileName: string, parts: Uint8Array[]): void {
+  const head = new Uint8Array(4);
+  let filled = 0;
+  for (const part of parts) {
+    const take = part.subarray(0, head.length - filled);
+    head.set(take, filled);
+    filled += take.byteLength;
+    if (filled === head.length) break;
+  }
+  if (filled < head.length || new TextDecoder().decode(head) === 'GGUF') return;
+  throw new LmtabError(
+    'invalid_request',
+    `${fileName} is not a GGUF file: expected its first bytes to be "GGUF", received ${JSON.stringify(new TextDecoder().decode(head))}.`,
+  );
 }
 
 /** Low-level access for downloads, which write chunks as they arrive and resume from the last one. */

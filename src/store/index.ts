@@ -8,7 +8,13 @@ export type {
   ModelSource,
   StoredFile,
 } from './model-record.js';
-export type { ImportOptions, ModelBlobs, ModelStore, StoreProgress } from './store.js';
+export type {
+  ImportOptions,
+  ModelBlobs,
+  ModelStore,
+  StoreProgress,
+  StreamImportOptions,
+} from './store.js';
 export { createIdbModelStore, modelIdFromFileName } from './idb-model-store.js';
 export type { ChunkWriter, IdbModelStoreOptions } from './idb-model-store.js';
 export { readGgufHeader, readGgufSummary } from './gguf-header.js';

@@ -22,6 +22,19 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@link ModelStore.importStream}. */
+export interface StreamImportOptions {
+  /** Name to store the model under. */
+  id: string;
+  /** File name recorded for the model file, e.g. `sha256-HEX.gguf`. */
+  fileName: string;
+  /** The lower-case hex sha256 the bytes must have; other bytes are refused and nothing is kept. */
+  sha256?: string;
+  /** Bytes announced (a Content-Length), checked against the storage quota before writing. */
+  size?: number;
+  signal?: AbortSignal;
+}
+
 /** The model files of a stored model, ready for an engine. */
 export interface ModelBlobs {
   /** The model file(s), split parts in order. */
@@ -37,6 +50,16 @@ export interface ModelStore {
   get(id: string): Promise<ModelRecord | undefined>;
   /** Imports a local GGUF file (and optional projector). */
   importFiles(file: File, options?: ImportOptions): AsyncIterable<StoreProgress>;
+  /**
+   * Stores a GGUF model file as its bytes arrive (an upload), hashing as it goes: chunks are written
+   * while the stream is read, never the whole file held. The record is saved only once every byte
+   * is stored and the digest matches; on any failure (digest, not a GGUF, quota, the stream erring
+   * or `signal` aborting) the chunks written are deleted and the error rethrown.
+   */
+  importStream(
+    source: ReadableStream<Uint8Array>,
+    options: StreamImportOptions,
+  ): Promise<ModelRecord>;
   /** Adds or replaces the vision projector of a stored model. */
   attachProjector(
     id: string,

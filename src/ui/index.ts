@@ -16,6 +16,8 @@ export { LmtabMlcCatalog } from './lmtab-mlc-catalog.js';
 export { LmtabUpdateBanner } from './lmtab-update-banner.js';
 export type { UpdateState } from './lmtab-update-banner.js';
 export { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
+export { loadApiSettings, saveApiSettings } from './api-settings.js';
+export type { ApiSettings } from './api-settings.js';
 export { readSse } from './read-sse.js';
 export { LmtabDiscoverView } from './lmtab-discover-view.js';
 export { LmtabDownloadList } from './lmtab-download-list.js';

@@ -1,10 +1,14 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { EngineSettings } from '../engine/index.js';
 import { controlStyles } from './control-styles.js';
+import { loadApiSettings, saveApiSettings } from './api-settings.js';
 import { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 import { icons } from './icons.js';
 
-type Field = keyof EngineSettings;
+/** The engine's load settings, and the upload limit of the API it serves (in GiB). */
+type Field = keyof EngineSettings | 'uploadLimitGib';
+
+const gib = 1024 ** 3;
 
 interface FieldSpec {
   key: Field;
@@ -18,7 +22,7 @@ interface FieldSpec {
 
 /**
  * The Developer tab's load settings: GPU layers (0 = CPU only), context length and CPU threads,
- * saved with {@link saveEngineSettings}. They apply when the engine next starts, so after saving it
+ * saved with {@link saveEngineSettings}, and the `/api/blobs` upload limit ({@link saveApiSettings}). They apply when the engine next starts, so after saving it
  * offers "Restart engine" (a reload) in the tab that runs the engine.
  */
 export class LmtabLoadSettings extends LitElement {
@@ -43,10 +47,12 @@ export class LmtabLoadSettings extends LitElement {
     this.isHost = false;
     this.cores = globalThis.navigator?.hardwareConcurrency ?? 1;
     const stored = loadEngineSettings();
+    const { maxBlobBytes } = loadApiSettings();
     this.values = {
       gpuLayers: stored.gpuLayers?.toString() ?? '',
       contextLength: stored.contextLength?.toString() ?? '',
       threads: stored.threads?.toString() ?? '',
+      uploadLimitGib: maxBlobBytes === undefined ? '' : String(Math.ceil(maxBlobBytes / gib)),
     };
     this.saved = false;
     this.error = '';
@@ -134,12 +140,22 @@ export class LmtabLoadSettings extends LitElement {
         placeholder: `${this.cores} (all)`,
         hint: `WebAssembly threads on this ${this.cores}-core device. More than one needs a cross-origin isolated page.`,
       },
+      {
+        key: 'uploadLimitGib',
+        label: 'Upload limit (GiB)',
+        min: 1,
+        max: 65_536,
+        step: 1,
+        placeholder: '64',
+        hint: 'Largest model file a page of this origin may upload to /api/blobs (Ollama’s create); larger ones get 413. The relay has its own limit: lmtab serve --max-blob.',
+      },
     ];
   }
 
   private save(event: Event) {
     event.preventDefault();
     const settings: EngineSettings = {};
+    let uploadLimitGib: number | undefined;
     for (const field of this.fields) {
       const text = this.values[field.key].trim();
       if (text === '') continue;
@@ -151,9 +167,11 @@ export class LmtabLoadSettings extends LitElement {
         this.saved = false;
         return;
       }
-      settings[field.key] = value;
+      if (field.key === 'uploadLimitGib') uploadLimitGib = value;
+      else settings[field.key] = value;
     }
     saveEngineSettings(settings);
+    saveApiSettings(uploadLimitGib === undefined ? {} : { maxBlobBytes: uploadLimitGib * gib });
     this.error = '';
     this.saved = true;
   }
@@ -187,7 +205,7 @@ export class LmtabLoadSettings extends LitElement {
         <button
           type="button"
           @click=${() => {
-            this.values = { gpuLayers: '', contextLength: '', threads: '' };
+            this.values = { gpuLayers: '', contextLength: '', threads: '', uploadLimitGib: '' };
             this.saved = false;
           }}
         >

@@ -32,6 +32,8 @@ const basePorts = {
   relayCors: 21314,
   relayUnit: 21315,
   relayPull: 21316,
+  /** The streamed-upload spec's relay (2 GiB through the relay into a tab). */
+  relayUpload: 21317,
   pwaStatic: 21320,
   mlcHub: 21321,
   cliRelay: 21330,

@@ -1,18 +1,22 @@
 import { LmtabError } from '../../errors/index.js';
 import { readGgufSummary, Sha256 } from '../../store/index.js';
-import type { ModelRecord } from '../../store/index.js';
 import { describeBytes } from '../describe-bytes.js';
-import { readBlobBody } from '../read-blob-body.js';
+import { limitBlobBody } from '../limit-blob-body.js';
+import { peekStream } from '../peek-stream.js';
 import type { RouteContext } from '../route-context.js';
 import { blobRecordId, parseBlobDigest } from './blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';
 
+/** Bytes read before deciding whether an upload is a vision projector (their headers are small). */
+const sniffBytes = 1024 * 1024;
+
 /**
  * `POST /api/blobs/sha256:HEX`: stores the body as a model file (Ollama's blob upload, used by
  * `create` with a local file), verified against the digest in the path: 201 when stored, 200 when
- * already there, 400 when the bytes hash to another digest (nothing is kept then). A vision
- * projector is held until `/api/create` pairs it with a model.
+ * already there, 400 when the bytes hash to another digest (nothing is kept then). The body streams
+ * into the store as it arrives, never held whole. A vision projector is held until `/api/create`
+ * pairs it with a model.
  */
 export async function handleBlobUpload(context: RouteContext): Promise<Response> {
   const { request, store } = context;
@@ -23,40 +27,52 @@ export async function handleBlobUpload(context: RouteContext): Promise<Response>
     void request.body?.cancel().catch(() => undefined);
     return new Response(null, { status: 200 });
   }
-  const body = await readBlobBody(request, { maxBytes: context.maxBlobBytes });
-  if (body.size === 0) {
+  const limited = limitBlobBody(request, { maxBytes: context.maxBlobBytes });
+  const { head, body } = await peekStream(limited, sniffBytes);
+  if (head.byteLength === 0) {
+    void body.cancel().catch(() => undefined);
     throw new LmtabError(
       'invalid_request',
       'Missing request body: expected the bytes of a GGUF model file, received an empty body.',
     );
   }
-  const mismatch = (actual: string | undefined) =>
-    new LmtabError(
-      'invalid_request',
-      `Digest mismatch: the path says sha256:${hex}, but the ${describeBytes(body.size)} ` +
-        `received hash to sha256:${actual ?? 'nothing'}.`,
-    );
-
-  const summary = await readGgufSummary(body).catch(() => undefined);
+  const summary = await readGgufSummary(new Blob([head as Uint8Array<ArrayBuffer>]), {
+    fileSize: Number.POSITIVE_INFINITY,
+  }).catch(() => undefined);
   if (summary?.fileKind === 'mmproj') {
-    const actual = await hashBlob(body, context.signal);
-    if (actual !== hex) throw mismatch(actual);
-    context.projectorUploads.put(hex, body);
+    const blob = await streamToBlob(body);
+    const actual = await hashBlob(blob, context.signal);
+    if (actual !== hex) {
+      throw new LmtabError(
+        'invalid_request',
+        `Digest mismatch: the path says sha256:${hex}, but the ${describeBytes(blob.size)} ` +
+          `received hash to sha256:${actual}.`,
+      );
+    }
+    context.projectorUploads.put(hex, blob);
     return new Response(null, { status: 201 });
   }
-
+  const declared = request.headers.get('content-length');
   const id = blobRecordId(hex);
-  let record: ModelRecord | undefined;
-  const file = new File([body], `${id}.gguf`);
-  for await (const event of store.importFiles(file, { id, signal: context.signal })) {
-    if (event.type === 'done') record = event.record;
-  }
-  const actual = record?.files[0]?.sha256 ?? record?.digest;
-  if (actual !== hex) {
-    await store.delete(id);
-    throw mismatch(actual);
-  }
+  await store.importStream(body, {
+    id,
+    fileName: `${id}.gguf`,
+    sha256: hex,
+    size: declared === null ? undefined : Number(declared),
+    signal: context.signal,
+  });
   return new Response(null, { status: 201 });
+}
+
+/** Reads a stream into a Blob piece by piece, so the browser keeps the parts out of this heap. */
+async function streamToBlob(source: ReadableStream<Uint8Array>): Promise<Blob> {
+  const parts: Blob[] = [];
+  const reader = source.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return new Blob(parts);
+    parts.push(new Blob([value as Uint8Array<ArrayBuffer>]));
+  }
 }
 
 async function hashBlob(blob: Blob, signal: AbortSignal): Promise<string> {

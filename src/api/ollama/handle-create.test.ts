@@ -59,7 +59,7 @@ describe('/api/blobs', () => {
     const response = await upload(harness, gguf, 'b'.repeat(64));
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
-      error: `Digest mismatch: the path says sha256:${'b'.repeat(64)}, but the 21 bytes received hash to sha256:${hex}.`,
+      error: `Digest mismatch: expected sha256:${'b'.repeat(64)}, but the 21 bytes received hash to sha256:${hex}; nothing was kept.`,
     });
     expect(await harness.store.get(`sha256-${'b'.repeat(64)}`)).toBeUndefined();
   });

@@ -12,8 +12,9 @@ export interface MemoryStore extends ModelStore {
 }
 
 /**
- * Creates an in-memory ModelStore double holding `records`. `importFiles` hashes the file and
- * takes its GGUF facts from {@link modelRecordFixture}; it refuses files not starting with `GGUF`.
+ * Creates an in-memory ModelStore double holding `records`. `importFiles` and `importStream` hash
+ * the file and take its GGUF facts from {@link modelRecordFixture}; they refuse files not starting
+ * with `GGUF`.
  */
 export function createMemoryStore(records: ModelRecord[]): MemoryStore {
   const byId = new Map(records.map((r) => [r.id, r]));
@@ -68,6 +69,22 @@ export function createMemoryStore(records: ModelRecord[]): MemoryStore {
         digest: sha256,
       });
       yield { type: 'done', record: await put(record) };
+    },
+    async importStream(source, options) {
+      const file = new File([await new Response(source).arrayBuffer()], options.fileName);
+      let record: ModelRecord | undefined;
+      for await (const event of this.importFiles(file, { id: options.id })) {
+        if (event.type === 'done') record = event.record;
+      }
+      if (record === undefined) throw new Error('memory store: the import yielded no record');
+      if (options.sha256 !== undefined && record.digest !== options.sha256) {
+        byId.delete(options.id);
+        throw new LmtabError(
+          'invalid_request',
+          `Digest mismatch: expected sha256:${options.sha256}, but the ${record.sizeBytes} bytes received hash to sha256:${record.digest}; nothing was kept.`,
+        );
+      }
+      return record;
     },
     async attachProjector(id, projector) {
       const data = new Uint8Array(await projector.arrayBuffer());

@@ -1,0 +1,118 @@
+/** Options of {@link createInboundBody}. */
+export interface InboundBodyOptions {
+  /**
+   * Bytes the sender may have outstanding: sent but not yet granted back. It is the most this side
+   * ever holds of one body, however fast the sender is.
+   */
+  window: number;
+  /** Grants the sender `bytes` more, once they have been read out of the stream. */
+  grant(bytes: number): void;
+  /**
+   * Queued pieces are joined into reads of up to this many bytes: each read crosses to the engine
+   * worker as one message, so fewer, larger reads cost less. Default 1 MiB.
+   */
+  readBytes?: number;
+}
+
+/** A request body arriving in pieces (from the relay's WebSocket), as a stream with backpressure. */
+export interface InboundBody {
+  /** The body; transfer it to the engine worker, whose reads set the pace. */
+  readonly stream: ReadableStream<Uint8Array>;
+  /** Adds a piece; false when it oversteps the window (the sender broke the protocol). */
+  push(chunk: Uint8Array): boolean;
+  /** The sender sent every piece. */
+  end(): void;
+  /** The body will not complete (the client went away): the stream's reader sees `reason`. */
+  fail(reason: unknown): void;
+}
+
+/**
+ * A body fed by pieces from a sender that waits for grants: a piece is granted back once the
+ * stream's reader has taken it, so the sender never has more than `window` bytes outstanding and a
+ * slow reader (the store writing to disk) slows the sender down instead of filling memory. Grants
+ * are batched (a quarter of the window), and flushed whenever the reader has emptied the queue.
+ */
+export function createInboundBody(options: InboundBodyOptions): InboundBody {
+  const { window } = options;
+  const readBytes = options.readBytes ?? 1024 * 1024;
+  const batch = Math.max(1, Math.floor(window / 4));
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let owed = 0;
+  let ended = false;
+  let failure: { reason: unknown } | undefined;
+  let cancelled = false;
+  let wake: (() => void) | undefined;
+
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (queue.length === 0 && !ended && failure === undefined) {
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+        if (failure !== undefined) return controller.error(failure.reason);
+        const next = take();
+        if (next === undefined) return controller.close();
+        queued -= next.byteLength;
+        owed += next.byteLength;
+        if (owed >= batch || (queue.length === 0 && !ended)) {
+          options.grant(owed);
+          owed = 0;
+        }
+        controller.enqueue(next);
+      },
+      cancel() {
+        cancelled = true;
+        queue.length = 0;
+        queued = 0;
+      },
+    },
+    // Nothing is pulled ahead of the reader: the queue above is the only buffer.
+    { highWaterMark: 0 },
+  );
+
+  /** The next read: the first queued piece, joined with those after it up to `readBytes`. */
+  const take = (): Uint8Array | undefined => {
+    let count = 0;
+    let bytes = 0;
+    while (count < queue.length && bytes + queue[count]!.byteLength <= readBytes) {
+      bytes += queue[count]!.byteLength;
+      count += 1;
+    }
+    if (count <= 1) return queue.shift();
+    const joined = new Uint8Array(bytes);
+    let offset = 0;
+    for (const piece of queue.splice(0, count)) {
+      joined.set(piece, offset);
+      offset += piece.byteLength;
+    }
+    return joined;
+  };
+
+  const poke = () => {
+    wake?.();
+    wake = undefined;
+  };
+
+  return {
+    stream,
+    push(chunk) {
+      if (cancelled || ended || failure !== undefined) return true;
+      if (queued + owed + chunk.byteLength > window) return false;
+      queue.push(chunk);
+      queued += chunk.byteLength;
+      poke();
+      return true;
+    },
+    end() {
+      ended = true;
+      poke();
+    },
+    fail(reason) {
+      if (ended && queue.length === 0) return;
+      failure ??= { reason };
+      queue.length = 0;
+      poke();
+    },
+  };
+}

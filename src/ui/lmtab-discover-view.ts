@@ -437,6 +437,7 @@ export class LmtabDiscoverView extends LitElement {
         </button>
       </form>
       <lmtab-hub-problem
+        id="search-problem"
         .problem=${this.problem}
         ?busy=${this.searching || this.loadingRepo}
         @retry=${this.retry}

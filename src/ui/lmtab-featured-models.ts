@@ -103,7 +103,7 @@ export class LmtabFeaturedModels extends LitElement {
       }
       .grid {
         display: grid;
-        grid-template-columns: repeat(auto-fill, minmax(min(100%, 17rem), 1fr));
+        grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr));
         gap: 0.9rem;
       }
       lmtab-hub-problem {

@@ -465,7 +465,7 @@ export class LmtabFeaturedModels extends LitElement {
       <dl class="facts">
         <div>
           <dt>Parameters</dt>
-          <dd>${params}</dd>
+          <dd data-testid="parameters">${params}</dd>
         </div>
         <div>
           <dt>${level}</dt>

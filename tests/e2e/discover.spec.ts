@@ -40,14 +40,14 @@ test('a featured LFM2 card downloads in one click and chats right there in Disco
 
   const card = featuredCard(page, repos.text);
   await expect(card.getByRole('heading', { name: 'LFM2 350M' })).toBeVisible();
-  await expect(card.locator('.badges')).toHaveText(/Text\s+Tools/);
-  await expect(card).toContainText('Parameters354M');
+  await expect(card.locator('.badges .badge')).toHaveText(['Text', 'Tools']);
+  await expect(card.getByTestId('parameters')).toHaveText('354M');
   // The size comes from the hub's listing (the tiny fixture), not the data file's estimate.
   await expect(card.getByTestId('size')).toHaveText(tinySize);
   await expect(card.getByTestId('fit')).toContainText('Fits this device.');
   const moe = featuredCard(page, 'LiquidAI/LFM2-8B-A1B-GGUF');
   await expect(moe.locator('.badges')).toContainText('MoE');
-  await expect(moe).toContainText('8.3B (1.5B active)');
+  await expect(moe.getByTestId('parameters')).toHaveText('8.3B (1.5B active)');
   const thinking = featuredCard(page, 'LiquidAI/LFM2.5-1.2B-Thinking-GGUF');
   await expect(thinking.locator('.badges')).toContainText('Thinking');
   const vision = featuredCard(page, 'LiquidAI/LFM2-VL-1.6B-GGUF');

@@ -230,6 +230,18 @@ export class LmtabDiscoverView extends LitElement {
       });
     }
     if (this.isConnected) this.subscribe(this.downloads);
+    if (changed.has('settings')) {
+      try {
+        this.hubClient = createHubClient({
+          endpoint: this.settings.endpoint,
+          token: this.settings.token,
+        });
+      } catch (error) {
+        // A malformed endpoint: say so where the hub's problems show.
+        this.hubClient = undefined;
+        this.problem = hubProblem(error);
+      }
+    }
     if (changed.has('active') && this.active) void this.refreshStorage();
   }
 
@@ -247,17 +259,7 @@ export class LmtabDiscoverView extends LitElement {
 
   /** The hub client of the current settings (one per settings, so the featured cards can tell). */
   private client(): HubClient | undefined {
-    try {
-      this.hubClient ??= createHubClient({
-        endpoint: this.settings.endpoint,
-        token: this.settings.token,
-      });
-      return this.hubClient;
-    } catch (error) {
-      // A malformed endpoint: say so where the hub's problems show.
-      this.problem ??= hubProblem(error);
-      return undefined;
-    }
+    return this.hubClient;
   }
 
   /** Runs one hub call at a time; a newer one aborts the older. A failure shows with a Retry. */
@@ -283,9 +285,8 @@ export class LmtabDiscoverView extends LitElement {
   }
 
   private onSettings(event: CustomEvent<HubSettings>) {
-    this.settings = event.detail;
-    this.hubClient = undefined;
     this.problem = undefined;
+    this.settings = event.detail;
     saveHubSettings(event.detail);
   }
 
@@ -467,7 +468,7 @@ export class LmtabDiscoverView extends LitElement {
   }
 
   override render() {
-    const client = this.client();
+    const client = this.hubClient;
     return html`<div class="page">
       <header>
         <h2>Discover</h2>

@@ -18,7 +18,7 @@ describe('cleanModelCard', () => {
       '<script>alert(1)</script>',
     ].join('\n');
     expect(cleanModelCard(card)).toBe(
-      'Liquid AI\n\n# LFM2-350M\n\nA small model.\nSecond line.\nalert(1)',
+      'Liquid AI\n\n# LFM2-350M\n\nA small model.\nSecond line.',
     );
   });
 

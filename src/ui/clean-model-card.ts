@@ -1,7 +1,7 @@
 /**
  * A hub model card made fit for the app's markdown renderer: the YAML front matter (metadata the
  * hub shows as tags) and HTML comments go, and HTML tags are dropped with their text kept (cards
- * centre logos in `<div>`s and size images with `<img>`). The renderer only ever binds text, so
+ * centre logos in `<div>`s and size images with `<img>`); scripts and styles go whole. The renderer only ever binds text, so
  * this is about reading well, not safety.
  */
 export function cleanModelCard(text: string): string {
@@ -19,6 +19,8 @@ function withoutHtml(text: string): string {
   return (
     text
       .replace(/<!--[\s\S]*?-->/g, '')
+      // Scripts and styles are code, not reading: they go with their content.
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
       // An image by tag: keep its alt text, when it has one.
       .replace(/<img\b[^>]*?\balt\s*=\s*"([^"]*)"[^>]*>/gi, '$1')
       .replace(/<br\s*\/?>/gi, '\n')

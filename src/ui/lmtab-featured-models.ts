@@ -264,23 +264,25 @@ export class LmtabFeaturedModels extends LitElement {
     this.problem = undefined;
     const online = globalThis.navigator?.onLine ?? true;
     let shared: HubProblem | undefined;
-    await Promise.all(
-      wanted.map(async (model) => {
-        let listing: Listing;
-        try {
-          const files = await client.listFiles(model.repo, { signal });
-          listing = { choice: recommended(buildGgufChoices(files).choices) };
-        } catch (error) {
-          if (signal?.aborted) return;
-          const problem = hubProblem(error, online);
-          listing = { problem };
-          if (problem.kind !== 'not-found') shared ??= problem;
-        }
-        const next = new Map(this.listings);
-        next.set(model.repo, listing);
-        this.listings = next;
-      }),
-    );
+    const list = async (model: FeaturedModel) => {
+      let listing: Listing;
+      try {
+        const files = await client.listFiles(model.repo, { signal });
+        listing = { choice: recommended(buildGgufChoices(files).choices) };
+      } catch (error) {
+        if (signal?.aborted) return;
+        const problem = hubProblem(error, online);
+        listing = { problem };
+        if (problem.kind !== 'not-found') shared ??= problem;
+      }
+      const next = new Map(this.listings);
+      next.set(model.repo, listing);
+      this.listings = next;
+    };
+    // One request first: when the hub is offline or rate-limiting, the rest would only fail too.
+    const [first, ...rest] = wanted;
+    if (first !== undefined) await list(first);
+    if (shared === undefined) await Promise.all(rest.map(list));
     if (signal?.aborted) return;
     if (shared !== undefined) {
       this.problem = shared;
@@ -288,8 +290,10 @@ export class LmtabFeaturedModels extends LitElement {
         this.listAll(
           featuredModels
             .filter((m) => {
-              const kind = this.listings.get(m.repo)?.problem?.kind;
-              return kind !== undefined && kind !== 'not-found';
+              const listing = this.listings.get(m.repo);
+              return (
+                listing === undefined || (listing.problem && listing.problem.kind !== 'not-found')
+              );
             })
             .map((m) => m.repo),
         );

@@ -60,7 +60,8 @@ export class LmtabQuantizationPicker extends LitElement {
         display: grid;
         grid-template-columns: auto minmax(0, 1fr);
         column-gap: 0.6rem;
-        align-items: baseline;
+        row-gap: 0.2rem;
+        align-items: start;
         padding: 0.55rem 0.75rem;
         border: 1px solid var(--lm-border);
         border-radius: var(--lm-radius-sm);
@@ -72,7 +73,7 @@ export class LmtabQuantizationPicker extends LitElement {
       }
       input[type='radio'] {
         accent-color: var(--lm-accent);
-        margin: 0;
+        margin: 0.2rem 0 0;
       }
       input[type='radio']:focus-visible {
         outline: 2px solid var(--lm-focus);

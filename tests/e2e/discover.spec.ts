@@ -118,6 +118,7 @@ test('search results open a repository with its model card, and a chosen level d
   await expect(readme.locator('strong')).toHaveText('hybrid');
   await expect(readme).toContainText('Liquid AI');
   await expect(readme).not.toContainText('license: other');
+  await expect(readme).not.toContainText('cardScriptRan');
   expect(await page.evaluate(() => 'cardScriptRan' in window)).toBe(false);
 
   const picker = details.getByRole('group', { name: `Quantization of ${repos.text}` });

@@ -2,6 +2,7 @@ import type { AppConfig } from '@mlc-ai/web-llm';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startFakeHub, type FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
+import { startE2eHub, useHub } from './support/hub.js';
 import { testPorts } from '../support/test-ports.js';
 
 /** The fake hub of these tests (web-llm's artifacts normally come from Hugging Face and GitHub). */
@@ -40,6 +41,18 @@ function adapterFeatures(page: Page): Promise<string[] | null> {
 }
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+// Discover asks the hub for its featured models: a fake one keeps the traffic on loopback.
+let featuredHub: FakeHub;
+test.beforeAll(async () => {
+  featuredHub = await startE2eHub();
+});
+test.afterAll(async () => {
+  await featuredHub.close();
+});
+test.beforeEach(async ({ page }) => {
+  await useHub(page, featuredHub);
+});
 
 test('without a WebGPU adapter the MLC filter says why and lists nothing', async ({ page }) => {
   await openApp(page);

@@ -17,9 +17,7 @@ describe('cleanModelCard', () => {
       'A <b>small</b> model.<br>Second line.',
       '<script>alert(1)</script>',
     ].join('\n');
-    expect(cleanModelCard(card)).toBe(
-      'Liquid AI\n\n# LFM2-350M\n\nA small model.\nSecond line.',
-    );
+    expect(cleanModelCard(card)).toBe('Liquid AI\n\n# LFM2-350M\n\nA small model.\nSecond line.');
   });
 
   it('leaves a plain card alone', () => {

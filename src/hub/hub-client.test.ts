@@ -190,6 +190,23 @@ describe('createHubClient against the fake hub', () => {
     expect(error.message).toContain('ECONNREFUSED');
   });
 
+  it('reads the model card, and none where the repository has no README', async () => {
+    const client = createHubClient({ endpoint: hub.url });
+    expect(await client.modelCard('acme/Vision-GGUF')).toBe('# Vision\n');
+    expect(await client.modelCard('acme/Text-GGUF')).toBeUndefined();
+    const error = await rejection(client.modelCard('acme/Nope-GGUF'));
+    expect(error.code).toBe('model_not_found');
+  });
+
+  it('answers a rate limit with status 429 and the wait the hub asked for', async () => {
+    hub.failApi(429, { times: 1 });
+    const client = createHubClient({ endpoint: hub.url });
+    const error = await rejection(client.search('Vision'));
+    expect(error).toMatchObject({ code: 'download_failed', status: 429, retryAfter: 30 });
+    expect(error.message).toMatch(/is rate-limiting requests: expected HTTP 200 .* got HTTP 429/);
+    expect(await client.search('Vision')).toHaveLength(1);
+  });
+
   it('answers aborted when the signal fires', async () => {
     const client = createHubClient({ endpoint: hub.url });
     const error = await rejection(

@@ -109,6 +109,11 @@ export interface HubClient {
   modelInfo(repo: string, options?: HubModelInfoOptions): Promise<HubModelInfo>;
   /** Every file of a repository at a revision, with sizes and sha256, following pagination. */
   listFiles(repo: string, options?: HubListFilesOptions): Promise<HubFile[]>;
+  /**
+   * The repository's model card (`README.md`) as text, at most {@link modelCardLimit} characters;
+   * undefined when the repository has none.
+   */
+  modelCard(repo: string, options?: HubModelInfoOptions): Promise<string | undefined>;
   /** The `resolve` URL of a file: a redirect to the CDN that answers byte ranges. */
   fileUrl(repo: string, path: string, revision?: string): string;
   /** Headers a download of {@link HubClient.fileUrl} needs (`Authorization` when a token is set). */
@@ -159,6 +164,9 @@ const treeSchema = z.array(
 );
 
 const sha256Hex = /^[0-9a-f]{64}$/;
+
+/** Characters of a model card read at most (cards are a few kB; some embed whole papers). */
+export const modelCardLimit = 200_000;
 
 /** Creates a hub client; nothing is fetched until a method is called. */
 export function createHubClient(options: HubClientOptions = {}): HubClient {
@@ -285,6 +293,26 @@ export function createHubClient(options: HubClientOptions = {}): HubClient {
         url = nextPage(page.response.headers.get('Link'), url, endpoint);
       }
       return files;
+    },
+
+    async modelCard(repo, { revision = 'main', signal } = {}) {
+      const url = this.fileUrl(repo, 'README.md', revision);
+      let response: Response;
+      try {
+        response = await fetchImpl(url, { headers: authHeaders(), signal });
+      } catch (error) {
+        throw networkError(error, url, endpoint, signal);
+      }
+      // A repository without a card answers 404 EntryNotFound: not an error of the repository.
+      if (response.status === 404 && response.headers.get('X-Error-Code') === 'EntryNotFound') {
+        return undefined;
+      }
+      if (!response.ok) throw await statusError(response, url, { repo, revision }, endpoint, token);
+      try {
+        return (await response.text()).slice(0, modelCardLimit);
+      } catch (error) {
+        throw networkError(error, url, endpoint, signal);
+      }
     },
 
     fileUrl(repo, path, revision = 'main') {
@@ -418,7 +446,16 @@ async function statusError(
       `${what} (expected access to GET ${url}, got ${got}; ${sent}).`,
     );
   }
-  // Anything else (a 404 outside a repository, 429, 5xx): the hub or HF_ENDPOINT is at fault.
+  if (response.status === 429) {
+    // Rate limited: the status and the wait travel, so callers can say "try again in N s".
+    const retryAfter = Number(response.headers.get('Retry-After') ?? '');
+    return new LmtabError(
+      'download_failed',
+      `The hub at ${endpoint} is rate-limiting requests: expected HTTP 200 for GET ${url}, got ${got}.`,
+      { status: 429, retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 60 },
+    );
+  }
+  // Anything else (a 404 outside a repository, 5xx): the hub or HF_ENDPOINT is at fault.
   return new LmtabError(
     'download_failed',
     `Expected HTTP 200 from the hub at ${endpoint} for GET ${url}, got ${got}.`,

@@ -1,4 +1,6 @@
-export { createHubClient, DEFAULT_HUB_ENDPOINT } from './hub-client.js';
+export { createHubClient, DEFAULT_HUB_ENDPOINT, modelCardLimit } from './hub-client.js';
+export { featuredModels } from './featured-models.js';
+export type { FeaturedCapability, FeaturedModel } from './featured-models.js';
 export type {
   HubClient,
   HubClientOptions,

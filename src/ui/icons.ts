@@ -57,6 +57,12 @@ export const icons = {
   eject: icon(svg`<path d="M12 5 5 13h14l-7-8Z" /><path d="M5 18h14" />`),
   play: icon(svg`<path d="M7 5v14l12-7L7 5Z" />`),
   upload: icon(svg`<path d="M12 15V4" /><path d="m7 9 5-5 5 5" /><path d="M5 20h14" />`),
+  download: icon(svg`<path d="M12 4v11" /><path d="m7 10 5 5 5-5" /><path d="M5 20h14" />`),
+  heart: icon(
+    svg`<path d="M12 20s-7-4.4-7-10a4 4 0 0 1 7-2.6A4 4 0 0 1 19 10c0 5.6-7 10-7 10Z" />`,
+  ),
+  clock: icon(svg`<circle cx="12" cy="12" r="8" /><path d="M12 8v4l3 2" />`),
+  alert: icon(svg`<path d="M12 3 2 20h20L12 3Z" /><path d="M12 10v4" /><path d="M12 17h.01" />`),
   chip: icon(
     svg`<rect x="6" y="6" width="12" height="12" rx="2" /><path d="M9 2v4M15 2v4M9 18v4M15 18v4M2 9h4M2 15h4M18 9h4M18 15h4" />`,
   ),

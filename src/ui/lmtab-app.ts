@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import type { EngineHostHandle } from '../bridge/index.js';
-import type { DownloadManager, ModelRecord, ModelStore } from '../store/index.js';
+import type { DownloadManager, DownloadState, ModelRecord, ModelStore } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import type { ConversationStore } from './conversation-store.js';
 import { fetchEngineStatus, type EngineStatus } from './fetch-engine-status.js';
@@ -53,6 +53,7 @@ export class LmtabApp extends LitElement {
     engineError: { state: true },
     modelsError: { state: true },
     tab: { state: true },
+    downloading: { state: true },
   };
 
   /** The page's model store. */
@@ -77,6 +78,14 @@ export class LmtabApp extends LitElement {
   /** Why the stored models could not be listed. */
   declare modelsError: string;
   declare tab: TabId;
+  /** Downloads in progress, for the header's indicator. */
+  declare downloading: DownloadState[];
+  private watched: DownloadManager | undefined;
+  private readonly onDownloadsChange = () => {
+    this.downloading = (this.watched?.list() ?? []).filter(
+      (d) => d.status === 'downloading' || d.status === 'retrying',
+    );
+  };
   private readonly onHashChange = () => {
     const tab = tabFromHash(location.hash);
     if (tab) this.tab = tab;
@@ -93,6 +102,7 @@ export class LmtabApp extends LitElement {
     this.models = [];
     this.engineError = '';
     this.modelsError = '';
+    this.downloading = [];
     this.tab = tabFromHash(globalThis.location?.hash ?? '') ?? 'chat';
     for (const type of modelEvents) this.addEventListener(type, () => void this.refreshModels());
   }
@@ -216,6 +226,27 @@ export class LmtabApp extends LitElement {
         overflow: hidden;
         text-overflow: ellipsis;
         white-space: nowrap;
+      }
+      .downloading {
+        display: inline-flex;
+        align-items: center;
+        gap: 0.3rem;
+        margin-left: auto;
+        margin-right: -0.25rem;
+        flex: none;
+        padding: 0.2rem 0.6rem;
+        border-radius: 999px;
+        background: var(--lm-accent-soft);
+        color: var(--lm-accent-on-soft);
+        font-size: 0.78rem;
+        font-weight: 600;
+        text-decoration: none;
+        white-space: nowrap;
+        font-variant-numeric: tabular-nums;
+      }
+      .downloading svg {
+        width: 0.9rem;
+        height: 0.9rem;
       }
       .dot {
         width: 0.5rem;
@@ -352,6 +383,12 @@ export class LmtabApp extends LitElement {
   }
 
   override willUpdate(changed: Map<string, unknown>) {
+    if (changed.has('downloads') && this.watched !== this.downloads) {
+      this.watched?.removeEventListener('change', this.onDownloadsChange);
+      this.watched = this.downloads;
+      this.watched?.addEventListener('change', this.onDownloadsChange);
+      this.onDownloadsChange();
+    }
     if (changed.has('ready') && this.ready) {
       void this.refreshModels();
       void this.refreshEngine();
@@ -414,6 +451,23 @@ export class LmtabApp extends LitElement {
     return `${e.engine} on ${where}`;
   }
 
+  private renderDownloading() {
+    const active = this.downloading;
+    if (active.length === 0) return nothing;
+    const bytes = active.reduce((sum, d) => sum + d.bytes, 0);
+    const total = active.reduce((sum, d) => sum + d.total, 0);
+    const percent = total > 0 ? Math.floor((bytes / total) * 100) : 0;
+    const what = active.length === 1 ? '1 download' : `${active.length} downloads`;
+    return html`<a
+      class="downloading"
+      href="#discover"
+      data-testid="downloads-indicator"
+      title="${what} in progress: show in Discover"
+      aria-label="${what} in progress, ${percent}%: show in Discover"
+      >${icons.download}${active.length > 1 ? `${active.length} · ` : ''}${percent}%</a
+    >`;
+  }
+
   private panel(id: TabId, content: () => TemplateResult) {
     return html`<section
       role="tabpanel"
@@ -432,6 +486,7 @@ export class LmtabApp extends LitElement {
       <lmtab-update-banner .state=${this.updateState}></lmtab-update-banner>
       <header class="top">
         <h1 class="brand"><span class="logo">${icons.chat}</span>lmtab</h1>
+        ${this.renderDownloading()}
         <span class="engine" title=${this.engineError === '' ? text : this.engineError}>
           <span
             class="dot ${this.engine ? 'on' : this.engineError ? 'off' : ''}"
@@ -497,6 +552,8 @@ export class LmtabApp extends LitElement {
             html`<lmtab-discover-view
               .store=${this.store}
               .downloads=${this.downloads}
+              .models=${this.models}
+              ?active=${this.tab === 'discover'}
             ></lmtab-discover-view>`,
         )}
       </main>

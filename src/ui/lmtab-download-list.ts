@@ -1,6 +1,7 @@
 import { LitElement, css, html } from 'lit';
 import type { DownloadState } from '../store/index.js';
 import { formatBytes } from '../store/index.js';
+import { controlStyles } from './control-styles.js';
 import { formatDuration } from './format-duration.js';
 
 /** What a button of the list asks for. */
@@ -30,42 +31,71 @@ export class LmtabDownloadList extends LitElement {
     this.downloads = [];
   }
 
-  static override styles = css`
-    ul {
-      list-style: none;
-      margin: 0;
-      padding: 0;
-      display: flex;
-      flex-direction: column;
-      gap: 0.75rem;
-    }
-    li {
-      display: flex;
-      flex-direction: column;
-      gap: 0.25rem;
-    }
-    .head {
-      display: flex;
-      gap: 0.75rem;
-      align-items: baseline;
-      flex-wrap: wrap;
-    }
-    .id {
-      font-weight: 600;
-    }
-    progress {
-      width: 100%;
-    }
-    .numbers,
-    .note {
-      font-size: 0.85rem;
-      opacity: 0.8;
-    }
-    .error {
-      color: #c92a2a;
-      margin: 0;
-    }
-  `;
+  static override styles = [
+    controlStyles,
+    css`
+      ul {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: flex;
+        flex-direction: column;
+        gap: 0.6rem;
+      }
+      li {
+        display: flex;
+        flex-direction: column;
+        gap: 0.35rem;
+        padding: 0.75rem 0.9rem;
+        min-width: 0;
+      }
+      .head {
+        display: flex;
+        gap: 0.3rem 0.75rem;
+        align-items: baseline;
+        justify-content: space-between;
+        flex-wrap: wrap;
+      }
+      .id {
+        font-weight: 600;
+        font-size: 0.88rem;
+        overflow-wrap: anywhere;
+        min-width: 0;
+      }
+      .status {
+        font-size: 0.78rem;
+        color: var(--lm-muted);
+      }
+      li[data-status='done'] .status {
+        color: var(--lm-success);
+      }
+      li[data-status='failed'] .status {
+        color: var(--lm-danger);
+      }
+      progress {
+        width: 100%;
+        height: 0.45rem;
+        accent-color: var(--lm-accent);
+      }
+      .numbers,
+      .note {
+        font-size: 0.8rem;
+        color: var(--lm-muted);
+        font-variant-numeric: tabular-nums;
+        overflow-wrap: anywhere;
+      }
+      .error {
+        margin: 0;
+        font-size: 0.85rem;
+        overflow-wrap: anywhere;
+      }
+      .buttons {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem;
+      }
+    `,
+  ];
 
   private act(id: string, action: DownloadAction) {
     this.dispatchEvent(
@@ -86,7 +116,7 @@ export class LmtabDownloadList extends LitElement {
     const active = d.status === 'downloading' || d.status === 'retrying';
     const percent = d.total > 0 ? Math.floor((d.bytes / d.total) * 100) : 0;
     return html`
-      <li data-id=${d.id} data-status=${d.status}>
+      <li class="card" data-id=${d.id} data-status=${d.status}>
         <div class="head">
           <span class="id">${d.id}</span>
           <span class="status">${statusText[d.status]}</span>
@@ -103,7 +133,11 @@ export class LmtabDownloadList extends LitElement {
         <div class="buttons">
           ${
             active
-              ? html`<button aria-label=${`Pause ${d.id}`} @click=${() => this.act(d.id, 'pause')}>
+              ? html`<button
+                  class="small"
+                  aria-label=${`Pause ${d.id}`}
+                  @click=${() => this.act(d.id, 'pause')}
+                >
                   Pause
                 </button>`
               : null
@@ -111,6 +145,7 @@ export class LmtabDownloadList extends LitElement {
           ${
             d.status === 'paused' || d.status === 'failed'
               ? html`<button
+                  class="small"
                   aria-label=${`Resume ${d.id}`}
                   @click=${() => this.act(d.id, 'resume')}
                 >
@@ -121,12 +156,14 @@ export class LmtabDownloadList extends LitElement {
           ${
             d.status !== 'done'
               ? html`<button
+                  class="small"
                   aria-label=${`Cancel ${d.id}`}
                   @click=${() => this.act(d.id, 'cancel')}
                 >
                   Cancel
                 </button>`
               : html`<button
+                  class="small"
                   aria-label=${`Dismiss ${d.id}`}
                   @click=${() => this.act(d.id, 'dismiss')}
                 >
@@ -139,7 +176,7 @@ export class LmtabDownloadList extends LitElement {
   }
 
   override render() {
-    if (this.downloads.length === 0) return html`<p class="note">No downloads.</p>`;
+    if (this.downloads.length === 0) return html`<p class="note">Nothing downloading.</p>`;
     return html`<ul aria-label="Downloads">
       ${this.downloads.map((d) => this.item(d))}
     </ul>`;

@@ -1,6 +1,7 @@
 import { LitElement, css, html } from 'lit';
 import { DEFAULT_HUB_ENDPOINT } from '../hub/index.js';
 import type { HubSettings } from '../hub/index.js';
+import { controlStyles } from './control-styles.js';
 
 /**
  * The hub endpoint and optional token, edited in place. Fires `hub-settings-change` (detail:
@@ -18,22 +19,28 @@ export class LmtabHubSettings extends LitElement {
     this.settings = {};
   }
 
-  static override styles = css`
-    :host {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.75rem;
-      font-size: 0.9rem;
-    }
-    label {
-      display: inline-flex;
-      gap: 0.4rem;
-      align-items: center;
-    }
-    input {
-      min-width: 16rem;
-    }
-  `;
+  static override styles = [
+    controlStyles,
+    css`
+      :host {
+        display: grid;
+        grid-template-columns: repeat(auto-fit, minmax(min(100%, 16rem), 1fr));
+        gap: 0.75rem 1rem;
+      }
+      label {
+        display: flex;
+        flex-direction: column;
+        gap: 0.3rem;
+        font-size: 0.82rem;
+        font-weight: 500;
+      }
+    `,
+  ];
+
+  /** Moves the focus to the token field. */
+  focusToken() {
+    this.renderRoot.querySelector<HTMLInputElement>('#token')?.focus();
+  }
 
   private commit() {
     const endpoint = this.renderRoot.querySelector<HTMLInputElement>('#endpoint')?.value ?? '';
@@ -52,23 +59,27 @@ export class LmtabHubSettings extends LitElement {
 
   override render() {
     return html`
-      <label for="endpoint">Hub endpoint</label>
-      <input
-        id="endpoint"
-        type="url"
-        placeholder=${DEFAULT_HUB_ENDPOINT}
-        .value=${this.settings.endpoint ?? ''}
-        @change=${this.commit}
-      />
-      <label for="token">Hub token</label>
-      <input
-        id="token"
-        type="password"
-        autocomplete="off"
-        placeholder="hf_… (optional, for gated models)"
-        .value=${this.settings.token ?? ''}
-        @change=${this.commit}
-      />
+      <label>
+        Hub endpoint
+        <input
+          id="endpoint"
+          type="url"
+          placeholder=${DEFAULT_HUB_ENDPOINT}
+          .value=${this.settings.endpoint ?? ''}
+          @change=${this.commit}
+        />
+      </label>
+      <label>
+        Hub token
+        <input
+          id="token"
+          type="password"
+          autocomplete="off"
+          placeholder="hf_… (optional, for gated models)"
+          .value=${this.settings.token ?? ''}
+          @change=${this.commit}
+        />
+      </label>
     `;
   }
 }

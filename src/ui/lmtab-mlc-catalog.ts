@@ -3,6 +3,7 @@ import type { AppConfig } from '@mlc-ai/web-llm';
 import prebuiltAppConfig from 'virtual:web-llm-catalog';
 import { mlcCatalog, mlcUnsupportedReason } from '../engine/index.js';
 import type { MlcCatalogEntry } from '../engine/index.js';
+import { controlStyles } from './control-styles.js';
 import { fetchEngineStatus } from './fetch-engine-status.js';
 import { downloadMlcModel, formatBytes, isComplete } from '../store/index.js';
 import type { ChunkWriter, ModelRecord, ModelStore } from '../store/index.js';
@@ -29,9 +30,9 @@ export async function adapterOfEngine(): Promise<AdapterOnOffer> {
 }
 
 /**
- * web-llm's catalog as "WebGPU (MLC)" models for Discover: shown only when the browser gives a
- * WebGPU adapter (web-llm has no CPU path); entries the adapter cannot run (f16 models without
- * `shader-f16`) say why. Downloads go into lmtab's store, with progress here; event
+ * web-llm's catalog as "WebGPU (MLC)" models for Discover, when the browser gives a WebGPU adapter
+ * (web-llm has no CPU path; without one it says so); entries the adapter cannot run (f16 models
+ * without `shader-f16`) are folded under their count, each saying why. Downloads go into lmtab's store, with progress here; event
  * `model-downloaded` (detail: the record) when one is stored.
  */
 export class LmtabMlcCatalog extends LitElement {
@@ -66,61 +67,79 @@ export class LmtabMlcCatalog extends LitElement {
     this.errors = new Map();
   }
 
-  static override styles = css`
-    :host {
-      display: block;
-    }
-    :host([hidden]) {
-      display: none;
-    }
-    h2 {
-      font-size: 1rem;
-      margin: 0 0 0.25rem;
-    }
-    .note {
-      font-size: 0.85rem;
-      opacity: 0.75;
-      margin: 0 0 0.5rem;
-    }
-    ul {
-      list-style: none;
-      margin: 0;
-      padding: 0;
-      display: grid;
-      gap: 0.35rem;
-    }
-    li {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.5rem;
-      align-items: baseline;
-    }
-    .name {
-      font-weight: 600;
-    }
-    .badge {
-      font-size: 0.75rem;
-      padding: 0 0.4rem;
-      border-radius: 0.25rem;
-      background: #edf2ff;
-      color: #364fc7;
-    }
-    .meta,
-    .progress {
-      font-size: 0.85rem;
-      opacity: 0.8;
-    }
-    .error {
-      color: #c92a2a;
-      flex-basis: 100%;
-      font-size: 0.85rem;
-    }
-  `;
+  static override styles = [
+    controlStyles,
+    css`
+      :host {
+        display: block;
+      }
+      .note {
+        font-size: 0.85rem;
+        color: var(--lm-muted);
+        margin: 0 0 0.75rem;
+        line-height: 1.45;
+      }
+      ul {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: grid;
+        grid-template-columns: repeat(auto-fill, minmax(min(100%, 18rem), 1fr));
+        gap: 0.6rem;
+      }
+      li {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem 0.5rem;
+        align-items: center;
+        padding: 0.7rem 0.85rem;
+        min-width: 0;
+      }
+      .name {
+        flex: 1 1 100%;
+        font-weight: 600;
+        font-size: 0.86rem;
+        overflow-wrap: anywhere;
+      }
+      .meta,
+      .progress {
+        font-size: 0.78rem;
+        color: var(--lm-muted);
+      }
+      li > button {
+        margin-left: auto;
+      }
+      .error {
+        flex-basis: 100%;
+        font-size: 0.8rem;
+        margin: 0;
+        overflow-wrap: anywhere;
+      }
+      details {
+        margin-top: 0.9rem;
+      }
+      summary {
+        cursor: pointer;
+        font-size: 0.88rem;
+        color: var(--lm-muted);
+        padding: 0.3rem 0;
+      }
+      summary:focus-visible {
+        outline: 2px solid var(--lm-focus);
+        outline-offset: 2px;
+        border-radius: 4px;
+      }
+      details ul {
+        margin-top: 0.5rem;
+      }
+      details li {
+        opacity: 0.8;
+      }
+    `,
+  ];
 
   override connectedCallback() {
     super.connectedCallback();
-    // Hidden until an adapter is found (a constructor may not set attributes).
-    this.hidden = this.capabilities?.adapter === undefined;
     void this.start();
   }
 
@@ -137,7 +156,6 @@ export class LmtabMlcCatalog extends LitElement {
   private async start() {
     const capabilities = await this.probe();
     this.capabilities = capabilities;
-    this.hidden = capabilities.adapter === undefined;
     await this.refreshStored();
   }
 
@@ -207,6 +225,7 @@ export class LmtabMlcCatalog extends LitElement {
       action = html`<span class="progress" role="status">${progress}</span>
         <button
           type="button"
+          class="small"
           aria-label=${`Cancel download of ${entry.catalogId}`}
           @click=${() => this.downloads.get(entry.catalogId)?.abort()}
         >
@@ -215,16 +234,17 @@ export class LmtabMlcCatalog extends LitElement {
     } else {
       action = html`<button
         type="button"
+        class="small primary"
         aria-label=${`Download ${entry.catalogId}`}
         @click=${() => this.download(entry)}
       >
         Download
       </button>`;
     }
-    return html`<li data-model=${entry.catalogId}>
+    return html`<li class="card" data-model=${entry.catalogId}>
       <span class="name">${entry.catalogId}</span>
       <span class="badge">WebGPU (MLC)</span>
-      ${entry.vision ? html`<span class="badge">vision</span>` : nothing}
+      ${entry.vision ? html`<span class="badge accent">Vision</span>` : nothing}
       <span class="meta">${size}</span>
       ${action} ${error ? html`<p class="error" role="alert">${error}</p>` : nothing}
     </li>`;
@@ -232,17 +252,39 @@ export class LmtabMlcCatalog extends LitElement {
 
   override render() {
     const capabilities = this.capabilities;
-    if (capabilities?.adapter === undefined) return nothing;
+    if (capabilities === undefined) {
+      return html`<p class="note" role="status">Looking for a WebGPU adapter…</p>`;
+    }
+    if (capabilities.adapter === undefined) {
+      return html`<p class="note" data-testid="no-webgpu">
+        MLC models run on WebGPU only, and this browser offers no WebGPU adapter. GGUF models run
+        here without one.
+      </p>`;
+    }
     const features = new Set(capabilities.features ?? []);
+    const entries = mlcCatalog(this.appConfig);
+    const runnable = entries.filter((e) => !mlcUnsupportedReason(e, features));
+    const other = entries.filter((e) => mlcUnsupportedReason(e, features));
     return html`<section aria-label="WebGPU (MLC) models">
-      <h2>WebGPU (MLC)</h2>
       <p class="note">
         Models compiled by MLC from web-llm's catalog; they run on this GPU
         (${capabilities.adapter}) only.
       </p>
-      <ul>
-        ${mlcCatalog(this.appConfig).map((entry) => this.renderEntry(entry, features))}
+      <ul aria-label="MLC models for this GPU">
+        ${runnable.map((entry) => this.renderEntry(entry, features))}
       </ul>
+      ${
+        other.length === 0
+          ? nothing
+          : html`<details>
+              <summary>
+                ${other.length} more model${other.length === 1 ? '' : 's'} cannot run on this GPU
+              </summary>
+              <ul aria-label="MLC models this GPU cannot run">
+                ${other.map((entry) => this.renderEntry(entry, features))}
+              </ul>
+            </details>`
+      }
     </section>`;
   }
 }

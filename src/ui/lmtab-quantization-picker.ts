@@ -1,6 +1,8 @@
 import { LitElement, css, html } from 'lit';
 import type { GgufChoice } from '../hub/index.js';
 import { formatBytes } from '../store/index.js';
+import { controlStyles } from './control-styles.js';
+import { icons } from './icons.js';
 
 /**
  * A repository's quantization levels with sizes and notes, Q4_K_M (or the nearest) preselected
@@ -32,42 +34,87 @@ export class LmtabQuantizationPicker extends LitElement {
     this.picked = '';
   }
 
-  static override styles = css`
-    fieldset {
-      border: 1px solid color-mix(in srgb, currentColor 20%, transparent);
-      border-radius: 6px;
-      display: flex;
-      flex-direction: column;
-      gap: 0.35rem;
-    }
-    label {
-      display: grid;
-      grid-template-columns: auto 1fr;
-      column-gap: 0.5rem;
-      align-items: baseline;
-    }
-    .note,
-    .hint {
-      grid-column: 2;
-      font-size: 0.8rem;
-      opacity: 0.75;
-    }
-    .badge {
-      font-size: 0.75rem;
-      padding: 0 0.35rem;
-      border-radius: 4px;
-      background: color-mix(in srgb, #2f9e44 25%, transparent);
-    }
-    .misfit {
-      color: #c92a2a;
-    }
-    .actions {
-      display: flex;
-      gap: 0.75rem;
-      align-items: center;
-      margin-top: 0.5rem;
-    }
-  `;
+  static override styles = [
+    controlStyles,
+    css`
+      :host {
+        display: block;
+      }
+      fieldset {
+        margin: 0;
+        padding: 0;
+        border: none;
+        display: flex;
+        flex-direction: column;
+        gap: 0.4rem;
+        min-width: 0;
+      }
+      legend {
+        padding: 0;
+        margin-bottom: 0.5rem;
+        font-weight: 600;
+        font-size: 0.92rem;
+        overflow-wrap: anywhere;
+      }
+      label {
+        display: grid;
+        grid-template-columns: auto minmax(0, 1fr);
+        column-gap: 0.6rem;
+        row-gap: 0.2rem;
+        align-items: start;
+        padding: 0.55rem 0.75rem;
+        border: 1px solid var(--lm-border);
+        border-radius: var(--lm-radius-sm);
+        cursor: pointer;
+      }
+      label:has(input:checked) {
+        border-color: var(--lm-accent);
+        background: var(--lm-accent-soft);
+      }
+      input[type='radio'] {
+        accent-color: var(--lm-accent);
+        margin: 0.2rem 0 0;
+      }
+      input[type='radio']:focus-visible {
+        outline: 2px solid var(--lm-focus);
+        outline-offset: 2px;
+      }
+      .level {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.3rem 0.5rem;
+        align-items: center;
+        font-weight: 600;
+        font-size: 0.88rem;
+        font-variant-numeric: tabular-nums;
+      }
+      .note,
+      .hint {
+        grid-column: 2;
+        font-size: 0.78rem;
+        color: var(--lm-muted);
+        overflow-wrap: anywhere;
+      }
+      p.hint {
+        margin: 0.2rem 0 0;
+      }
+      .actions {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.6rem 0.9rem;
+        align-items: center;
+        margin-top: 0.8rem;
+      }
+      .fit {
+        margin: 0;
+        font-size: 0.82rem;
+        color: var(--lm-success);
+      }
+      .misfit {
+        color: var(--lm-danger);
+      }
+    `,
+  ];
 
   override willUpdate(changed: Map<string, unknown>) {
     if (changed.has('choices') && !this.choices.some((c) => c.quantization === this.picked)) {
@@ -103,7 +150,7 @@ export class LmtabQuantizationPicker extends LitElement {
 
   override render() {
     if (this.choices.length === 0) {
-      return html`<p>${this.repo} has no GGUF model files.</p>`;
+      return html`<p class="muted">${this.repo} has no GGUF model files.</p>`;
     }
     const choice = this.choice();
     return html`
@@ -119,12 +166,12 @@ export class LmtabQuantizationPicker extends LitElement {
                 .checked=${c.quantization === this.picked}
                 @change=${() => (this.picked = c.quantization)}
               />
-              <span>
+              <span class="level">
                 ${c.quantization} · ${formatBytes(c.downloadSize)}
-                ${c.recommended ? html`<span class="badge">Recommended</span>` : null}
+                ${c.recommended ? html`<span class="badge accent">Recommended</span>` : null}
                 ${
                   this.stored.includes(c.quantization)
-                    ? html`<span class="badge">Downloaded</span>`
+                    ? html`<span class="badge success">Downloaded</span>`
                     : null
                 }
               </span>
@@ -143,7 +190,9 @@ export class LmtabQuantizationPicker extends LitElement {
         <p class="hint">Q4 levels are faster and smaller; Q6 and Q8 give better quality.</p>
       </fieldset>
       <div class="actions">
-        <button @click=${this.download} ?disabled=${choice === undefined}>Download</button>
+        <button class="primary" @click=${this.download} ?disabled=${choice === undefined}>
+          ${icons.download} Download
+        </button>
         ${choice ? this.fit(choice) : null}
       </div>
     `;

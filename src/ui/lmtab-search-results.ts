@@ -1,9 +1,15 @@
-import { LitElement, css, html } from 'lit';
+import { LitElement, css, html, nothing } from 'lit';
 import type { HubModelSummary } from '../hub/index.js';
+import { controlStyles } from './control-styles.js';
+import { formatRelativeTime } from './format-relative-time.js';
+import { icons } from './icons.js';
 
 const count = new Intl.NumberFormat('en', { notation: 'compact' });
 
-/** Hub search results, most downloaded first; picking one fires `repo-select` (detail: the id). */
+/**
+ * Hub search results as cards (downloads, likes, last update, vision and gated badges), most
+ * downloaded first; picking one fires `repo-select` (detail: the id).
+ */
 export class LmtabSearchResults extends LitElement {
   static override properties = {
     results: { attribute: false },
@@ -19,38 +25,76 @@ export class LmtabSearchResults extends LitElement {
     this.selected = '';
   }
 
-  static override styles = css`
-    ul {
-      list-style: none;
-      margin: 0;
-      padding: 0;
-      display: flex;
-      flex-direction: column;
-      gap: 0.25rem;
-    }
-    button {
-      width: 100%;
-      display: flex;
-      justify-content: space-between;
-      gap: 1rem;
-      text-align: start;
-      padding: 0.4rem 0.6rem;
-      font: inherit;
-      border: 1px solid color-mix(in srgb, currentColor 20%, transparent);
-      border-radius: 6px;
-      background: none;
-      color: inherit;
-      cursor: pointer;
-    }
-    button[aria-pressed='true'] {
-      background: color-mix(in srgb, #3b5bdb 18%, transparent);
-    }
-    .meta {
-      font-size: 0.85rem;
-      opacity: 0.75;
-      white-space: nowrap;
-    }
-  `;
+  static override styles = [
+    controlStyles,
+    css`
+      ul {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: grid;
+        grid-template-columns: repeat(auto-fill, minmax(min(100%, 16rem), 1fr));
+        gap: 0.7rem;
+      }
+      li {
+        display: flex;
+        min-width: 0;
+      }
+      button.card {
+        flex: 1;
+        min-width: 0;
+        display: flex;
+        flex-direction: column;
+        align-items: stretch;
+        justify-content: flex-start;
+        gap: 0.45rem;
+        padding: 0.8rem 0.9rem;
+        text-align: start;
+        white-space: normal;
+        border-radius: var(--lm-radius);
+      }
+      button.card:hover:not(:disabled) {
+        border-color: var(--lm-border-strong);
+        background: var(--lm-surface);
+      }
+      button.card[aria-pressed='true'] {
+        border-color: var(--lm-accent);
+        box-shadow: 0 0 0 1px var(--lm-accent);
+      }
+      .org {
+        font-size: 0.75rem;
+        color: var(--lm-muted);
+        overflow-wrap: anywhere;
+      }
+      .name {
+        font-weight: 600;
+        font-size: 0.92rem;
+        overflow-wrap: anywhere;
+      }
+      .meta {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.25rem 0.8rem;
+        font-size: 0.78rem;
+        font-weight: 400;
+        color: var(--lm-muted);
+      }
+      .meta span {
+        display: inline-flex;
+        align-items: center;
+        gap: 0.25rem;
+      }
+      .meta svg {
+        width: 0.85rem;
+        height: 0.85rem;
+      }
+      .badges {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.3rem;
+      }
+    `,
+  ];
 
   private select(id: string) {
     this.dispatchEvent(
@@ -59,26 +103,50 @@ export class LmtabSearchResults extends LitElement {
   }
 
   override render() {
+    const now = Date.now();
     return html`
       <ul aria-label="Search results">
-        ${this.results.map(
-          (model) => html`
-            <li>
+        ${this.results.map((model) => {
+          const [org, name] = model.id.includes('/') ? model.id.split('/', 2) : ['', model.id];
+          const updated = model.lastModified === undefined ? NaN : Date.parse(model.lastModified);
+          const vision = model.pipelineTag === 'image-text-to-text';
+          return html`
+            <li data-repo=${model.id}>
               <button
+                class="card"
                 aria-pressed=${model.id === this.selected ? 'true' : 'false'}
+                aria-label=${`${model.id}, ${count.format(model.downloads)} downloads, ${count.format(model.likes)} likes`}
                 @click=${() => this.select(model.id)}
               >
-                <span class="id">${model.id}</span>
+                <span>
+                  <span class="org">${org}</span><br />
+                  <span class="name">${name}</span>
+                </span>
                 <span class="meta">
-                  ${count.format(model.downloads)} downloads · ${count.format(model.likes)}
-                  likes${model.gated ? ' · gated' : ''}${
-                    model.pipelineTag === 'image-text-to-text' ? ' · vision' : ''
+                  <span title="Downloads in the last 30 days"
+                    >${icons.download} ${count.format(model.downloads)}</span
+                  >
+                  <span title="Likes">${icons.heart} ${count.format(model.likes)}</span>
+                  ${
+                    Number.isNaN(updated)
+                      ? nothing
+                      : html`<span title=${`Updated ${model.lastModified}`}
+                          >${icons.clock} ${formatRelativeTime(updated, now)}</span
+                        >`
                   }
                 </span>
+                ${
+                  vision || model.gated
+                    ? html`<span class="badges">
+                        ${vision ? html`<span class="badge accent">Vision</span>` : nothing}
+                        ${model.gated ? html`<span class="badge">Gated</span>` : nothing}
+                      </span>`
+                    : nothing
+                }
               </button>
             </li>
-          `,
-        )}
+          `;
+        })}
       </ul>
     `;
   }

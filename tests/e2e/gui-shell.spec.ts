@@ -2,6 +2,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { overflowingElements, unnamedControls } from './support/accessibility.js';
 import { importModel, openApp, openTab } from './support/app.js';
 import { watchConsole } from './support/console.js';
+import { startE2eHub, useHub } from './support/hub.js';
+import type { FakeHub } from '../support/fake-hub.js';
 
 const tabNames = ['Chat', 'Developer', 'My Models', 'Discover'];
 
@@ -10,10 +12,20 @@ async function selectedTab(page: Page) {
 }
 
 test.describe('the app shell', () => {
+  // Discover asks the hub for its featured models: a fake one keeps the traffic on loopback.
+  let hub: FakeHub;
+  test.beforeAll(async () => {
+    hub = await startE2eHub();
+  });
+  test.afterAll(async () => {
+    await hub.close();
+  });
+
   test('four tabs with roles, arrow keys, and the tab kept in the URL across a reload', async ({
     page,
   }) => {
     const problems = watchConsole(page);
+    await useHub(page, hub);
     await openApp(page);
     const tablist = page.getByRole('tablist');
     await expect(tablist.getByRole('tab')).toHaveText(tabNames);
@@ -53,6 +65,7 @@ test.describe('the app shell', () => {
 
   test('every control in every tab has a role and a name', async ({ page }) => {
     const problems = watchConsole(page);
+    await useHub(page, hub);
     await openApp(page);
     await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
     for (const name of tabNames) {
@@ -82,6 +95,7 @@ test.describe('the app shell', () => {
     const problems = watchConsole(page);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: 'dark' });
+    await useHub(page, hub);
     await openApp(page);
     const background = await page
       .locator('lmtab-app')

@@ -3,6 +3,8 @@ import type { FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
 import {
   downloadItem,
+  escapeRegExp,
+  openHubSettings,
   openRepo,
   repos,
   startE2eHub,
@@ -33,18 +35,20 @@ test('search LFM2, choose a quantization, watch the download, and chat with the 
   test.setTimeout(240_000);
   await openApp(page);
   await openTab(page, 'Discover');
+  await openHubSettings(page);
   await page.getByLabel('Hub endpoint').fill(hub.url);
   await page.getByLabel('Hub endpoint').press('Tab');
   await page.getByLabel('Search models').fill('LFM2');
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   const results = page.getByRole('list', { name: 'Search results' });
-  await expect(results.getByRole('listitem')).toHaveCount(4);
-  await expect(results.getByRole('listitem').first()).toContainText(
-    `${repos.text} 5.2K downloads · 120 likes`,
+  // The ten featured repositories, the split one and the gated one; not the Llama.
+  await expect(results.getByRole('listitem')).toHaveCount(12);
+  await expect(results.getByRole('listitem').first().getByRole('button')).toHaveAccessibleName(
+    `${repos.text}, 5.2K downloads, 120 likes`,
   );
   await expect(results).not.toContainText('Llama-Other');
 
-  await results.getByRole('button', { name: new RegExp(`^${repos.text} `) }).click();
+  await results.getByRole('button', { name: new RegExp(`^${escapeRegExp(repos.text)}, `) }).click();
   const picker = page.getByRole('group', { name: `Quantization of ${repos.text}` });
   const q4 = picker.getByRole('radio', { name: /Q4_K_M/ });
   await expect(q4).toBeChecked();
@@ -56,7 +60,9 @@ test('search LFM2, choose a quantization, watch the download, and chat with the 
   await expect(picker).toContainText(
     'Q4 levels are faster and smaller; Q6 and Q8 give better quality.',
   );
-  await expect(page.getByTestId('fit')).toContainText("Fits in this browser's storage");
+  await expect(page.locator('lmtab-quantization-picker').getByTestId('fit')).toContainText(
+    "Fits in this browser's storage",
+  );
 
   hub.slow(textFile, 120_000);
   await page.getByRole('button', { name: 'Download', exact: true }).click();
@@ -231,6 +237,7 @@ test('404 and 401 each give a clear message, and a token fixes the 401', async (
     'The hub refused LFM2-Gated-Q4_K_M.gguf: expected access to it, got HTTP 401 GatedRepo',
   );
   await expect(downloadItem(page, gatedId).getByRole('alert')).toContainText('set a hub token');
+  await openHubSettings(page);
   await page.getByLabel('Hub token').fill(hub.token);
   await page.getByLabel('Hub token').press('Tab');
   await downloadItem(page, gatedId).getByRole('button', { name: 'Resume' }).click();

@@ -2,14 +2,22 @@ import type { AppConfig } from '@mlc-ai/web-llm';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startFakeHub, type FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
+import { startE2eHub, useHub } from './support/hub.js';
 import { testPorts } from '../support/test-ports.js';
 
 /** The fake hub of these tests (web-llm's artifacts normally come from Hugging Face and GitHub). */
 const hubPort = testPorts.mlcHub;
 
-/** The Discover tab's WebGPU (MLC) catalog, on an optional catalog instead of web-llm's. */
+/**
+ * The Discover tab's WebGPU (MLC) catalog (behind the engine filter), on an optional catalog
+ * instead of web-llm's.
+ */
 async function discoverCatalog(page: Page, appConfig?: AppConfig): Promise<Locator> {
   await openTab(page, 'Discover');
+  await page
+    .getByRole('radiogroup', { name: 'Engine' })
+    .getByRole('radio', { name: 'WebGPU (MLC)' })
+    .click();
   const catalog = page.getByRole('tabpanel', { name: 'Discover' }).locator('lmtab-mlc-catalog');
   await expect(catalog).toBeAttached();
   if (appConfig) {
@@ -34,13 +42,27 @@ function adapterFeatures(page: Page): Promise<string[] | null> {
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
-test('the WebGPU (MLC) catalog stays hidden without a WebGPU adapter', async ({ page }) => {
+// Discover asks the hub for its featured models: a fake one keeps the traffic on loopback.
+let featuredHub: FakeHub;
+test.beforeAll(async () => {
+  featuredHub = await startE2eHub();
+});
+test.afterAll(async () => {
+  await featuredHub.close();
+});
+test.beforeEach(async ({ page }) => {
+  await useHub(page, featuredHub);
+});
+
+test('without a WebGPU adapter the MLC filter says why and lists nothing', async ({ page }) => {
   await openApp(page);
   expect(await adapterFeatures(page)).toBeNull();
   const catalog = await discoverCatalog(page);
   await expect(page.getByRole('tabpanel', { name: 'Discover' })).toBeVisible();
-  await expect(catalog).toBeHidden();
-  await expect(page.getByRole('heading', { name: 'WebGPU (MLC)' })).toHaveCount(0);
+  await expect(catalog.getByTestId('no-webgpu')).toContainText(
+    'MLC models run on WebGPU only, and this browser offers no WebGPU adapter',
+  );
+  await expect(catalog.locator('li')).toHaveCount(0);
 });
 
 test("web-llm's prebuilt catalog shows as WebGPU (MLC) models when an adapter exists @webgpu", async ({
@@ -50,7 +72,7 @@ test("web-llm's prebuilt catalog shows as WebGPU (MLC) models when an adapter ex
   const features = await adapterFeatures(page);
   expect(features).not.toBeNull();
   const catalog = await discoverCatalog(page);
-  await expect(page.getByRole('heading', { name: 'WebGPU (MLC)' })).toBeVisible();
+  await expect(catalog.getByRole('region', { name: 'WebGPU (MLC) models' })).toBeVisible();
   const f32 = catalog.locator('li[data-model="SmolLM2-360M-Instruct-q4f32_1-MLC"]');
   await expect(f32).toContainText('WebGPU (MLC)');
   await expect(
@@ -60,9 +82,18 @@ test("web-llm's prebuilt catalog shows as WebGPU (MLC) models when an adapter ex
   if (features!.includes('shader-f16')) {
     await expect(f16.getByRole('button')).toBeVisible();
   } else {
-    // SwiftShader has no shader-f16: f16 models say so instead of offering a download.
+    // SwiftShader has no shader-f16: f16 models are folded under their count, each saying why.
+    const folded = catalog.locator('details');
+    await expect(folded.locator('summary')).toHaveText(
+      /^\s*\d+ more models? cannot run on this GPU\s*$/,
+    );
+    await expect(f16).toBeHidden();
+    await folded.locator('summary').click();
     await expect(f16).toContainText(
       'Not on this GPU: needs the WebGPU feature shader-f16, which this GPU lacks',
+    );
+    await expect(catalog.getByRole('list', { name: 'MLC models for this GPU' })).not.toContainText(
+      'q4f16',
     );
   }
   await expect(catalog.locator('li[data-model^="snowflake-arctic-embed"]')).toHaveCount(0);

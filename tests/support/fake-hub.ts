@@ -100,6 +100,11 @@ export interface FakeHub {
   slow(file: string, bytesPerSecond: number | undefined): void;
   /** Requests naming the file answer `status` (`times` times; default until reset). */
   fail(file: string, status: number, options?: { times?: number }): void;
+  /**
+   * API calls (search, model info, tree) answer `status` (`times` times; default until reset);
+   * a 429 comes with `Retry-After: 30`, as the hub's rate limiter sends.
+   */
+  failApi(status: number, options?: { times?: number }): void;
   /** Clears every control and the request log. */
   reset(): void;
   /** The true sha256 (hex) of a file's bytes. */
@@ -134,6 +139,7 @@ interface Controls {
   wrong: Set<string>;
   slow: Map<string, number>;
   fail: Map<string, { status: number; times: number }>;
+  api?: { status: number; times: number };
 }
 
 const defaultDate = '2025-01-01T00:00:00.000Z';
@@ -149,6 +155,7 @@ const exposed = [
   'X-Error-Code',
   'X-Error-Message',
   'X-Repo-Commit',
+  'Retry-After',
 ].join(', ');
 const corsHeaders = {
   'Access-Control-Allow-Origin': '*',
@@ -253,11 +260,15 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
     fail(file, status, { times = Number.POSITIVE_INFINITY } = {}) {
       controls.fail.set(findKey(file), { status, times });
     },
+    failApi(status, { times = Number.POSITIVE_INFINITY } = {}) {
+      controls.api = { status, times };
+    },
     reset() {
       controls.cut.clear();
       controls.wrong.clear();
       controls.slow.clear();
       controls.fail.clear();
+      controls.api = undefined;
       requests.length = 0;
     },
     sha256(file) {
@@ -325,6 +336,19 @@ async function handle(context: Context): Promise<void> {
   }
 
   if (segments[0] === 'api' && segments[1] === 'models') {
+    const failure = context.controls.api;
+    if (failure !== undefined && failure.times > 0) {
+      failure.times -= 1;
+      record.kind =
+        segments.length <= 3 ? 'search' : segments[4] === 'tree' ? 'tree' : 'model-info';
+      if (failure.status === 429) {
+        context.res.setHeader('Retry-After', '30');
+        sendError(context, 429, undefined, 'You have exceeded our rate limit. Retry later.');
+      } else {
+        sendError(context, failure.status, undefined, `Fake failure of ${url.pathname}`);
+      }
+      return;
+    }
     if (segments.length === 2 || (segments.length === 3 && segments[2] === '')) {
       record.kind = 'search';
       search(context, url);

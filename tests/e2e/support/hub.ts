@@ -1,6 +1,7 @@
 import { expect, type Page } from '@playwright/test';
+import { featuredModels } from '../../../src/hub/index.js';
 import { startFakeHub } from '../../support/fake-hub.js';
-import type { FakeHub } from '../../support/fake-hub.js';
+import type { FakeHub, FakeHubRepo } from '../../support/fake-hub.js';
 import { encodeGguf } from '../../support/gguf-writer.js';
 import { ensureFixtures, fixtureModel } from '../../support/lfm2-fixtures.js';
 import { splitGgufModel } from '../../support/split-gguf.js';
@@ -20,18 +21,70 @@ export const textFile = `${repos.text}/LFM2-350M-Q4_K_M.gguf`;
 /** Its id once stored. */
 export const textId = `hf.co/${repos.text}:Q4_K_M`;
 
+/** The model card of the text repository: front matter and HTML as real cards have them. */
+export const textCard = [
+  '---',
+  'license: other',
+  'tags: [liquid, lfm2]',
+  '---',
+  '<div align="center"><img src="https://example.invalid/logo.png" alt="Liquid AI"/></div>',
+  '',
+  '# LFM2-350M',
+  '',
+  'A **hybrid** model for edge devices.',
+  '',
+  '<script>window.cardScriptRan = true</script>',
+  '',
+].join('\n');
+
+/**
+ * The featured repositories (src/hub/featured-models.ts) the tests above do not already serve,
+ * each with a tiny fixture under the real file names: `<MODEL>-Q4_K_M.gguf`, and for vision
+ * models `mmproj-<MODEL>-F16.gguf`.
+ */
+function featuredRepos(
+  paths: Awaited<ReturnType<typeof ensureFixtures>>,
+  served: readonly string[],
+): FakeHubRepo[] {
+  return featuredModels
+    .filter((model) => !served.includes(model.repo))
+    .map((model) => {
+      const stem = model.repo.split('/')[1]!.replace(/-GGUF$/, '');
+      const vision = model.capabilities.includes('vision');
+      const file = vision
+        ? paths.lfm2Vl
+        : model.capabilities.includes('moe')
+          ? paths.lfm2moe
+          : paths.lfm2;
+      return {
+        id: model.repo,
+        downloads: 1000,
+        likes: 10,
+        ...(vision
+          ? { pipelineTag: 'image-text-to-text', tags: ['gguf', 'image-text-to-text'] }
+          : {}),
+        files: [
+          { path: `${stem}-Q4_K_M.gguf`, file },
+          ...(vision ? [{ path: `mmproj-${stem}-F16.gguf`, file: paths.mmproj }] : []),
+        ],
+      };
+    });
+}
+
 /** Starts a fake hub on an ephemeral port serving the tiny fixtures as LFM2 repositories. */
 export async function startE2eHub(): Promise<FakeHub> {
   const paths = await ensureFixtures(fixtureDir);
   const split = splitGgufModel(fixtureModel('lfm2'), 2).map((part) => encodeGguf(part));
   return startFakeHub({
     repos: [
+      ...featuredRepos(paths, [repos.text, repos.vision]),
       {
         id: repos.text,
         downloads: 5200,
         likes: 120,
+        lastModified: new Date(Date.now() - 3 * 24 * 3600_000).toISOString(),
         files: [
-          { path: 'README.md', bytes: new TextEncoder().encode('# LFM2-350M\n') },
+          { path: 'README.md', bytes: new TextEncoder().encode(textCard) },
           { path: 'LFM2-350M-Q4_K_M.gguf', file: paths.lfm2 },
           { path: 'LFM2-350M-Q8_0.gguf', file: paths.lfm2moe },
         ],
@@ -83,8 +136,25 @@ export async function openRepo(page: Page, query: string, repo: string): Promise
   await openTab(page, 'Discover');
   await page.getByLabel('Search models').fill(query);
   await page.getByRole('button', { name: 'Search', exact: true }).click();
-  await page.getByRole('button', { name: new RegExp(`^${repo} `) }).click();
+  await page.getByRole('button', { name: new RegExp(`^${escapeRegExp(repo)}, `) }).click();
   await expect(page.getByRole('group', { name: `Quantization of ${repo}` })).toBeVisible();
+}
+
+/** The text as a regular expression matching it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Opens Discover's hub settings (folded by default). */
+export async function openHubSettings(page: Page): Promise<void> {
+  const details = page.locator('lmtab-discover-view details.settings');
+  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
+  await expect(page.getByLabel('Hub endpoint')).toBeVisible();
+}
+
+/** The featured card of a repository. */
+export function featuredCard(page: Page, repo: string) {
+  return page.locator(`lmtab-featured-models article[data-repo="${repo}"]`);
 }
 
 /** The downloads panel's entry of a model. */

@@ -1,8 +1,10 @@
 import { LitElement, css, html, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
+import { checkJsonSchemaText, checkToolsText } from './check-json-settings.js';
 import { controlStyles } from './control-styles.js';
 import { icons } from './icons.js';
+import './lmtab-json-editor.js';
 
 /** A numeric sampling setting shown with a slider and an exact field. */
 interface NumberField {
@@ -125,9 +127,11 @@ function formatStop(stop: string[]): string {
 }
 
 /**
- * The Chat tab's settings sidebar: system prompt and sampling (`temperature`, `max_tokens`,
- * `top_p`, `top_k`, `repeat_penalty`, `stop`, `seed`) with a reset to the defaults. Fires
- * `settings-change` with the whole new `{settings}` on every committed edit.
+ * The Chat tab's settings sidebar: system prompt, sampling (`temperature`, `max_tokens`, `top_p`,
+ * `top_k`, `repeat_penalty`, `stop`, `seed`) with a reset to the defaults, Structured output (a
+ * JSON Schema sent as `response_format`) and Tools (function definitions sent as `tools`). Fires
+ * `settings-change` with the whole new `{settings, final}`: `final` is false while a JSON editor is
+ * being typed in (show it, keep it unsaved) and true on every committed edit.
  */
 export class LmtabChatSettings extends LitElement {
   static override properties = {
@@ -202,13 +206,24 @@ export class LmtabChatSettings extends LitElement {
         align-items: center;
         justify-content: space-between;
       }
+      .switch {
+        display: flex;
+        align-items: center;
+        gap: 0.5rem;
+        cursor: pointer;
+      }
+      .switch input {
+        width: 1.05rem;
+        height: 1.05rem;
+        accent-color: var(--lm-accent);
+      }
     `,
   ];
 
-  private change(patch: Partial<ChatSettings>) {
+  private change(patch: Partial<ChatSettings>, final = true) {
     this.dispatchEvent(
       new CustomEvent('settings-change', {
-        detail: { settings: { ...this.settings, ...patch } },
+        detail: { settings: { ...this.settings, ...patch }, final },
         bubbles: true,
         composed: true,
       }),
@@ -279,6 +294,29 @@ export class LmtabChatSettings extends LitElement {
     );
   }
 
+  private toggle(
+    id: string,
+    label: string,
+    hint: string,
+    checked: boolean,
+    set: (on: boolean) => void,
+  ) {
+    return html`<div class="field">
+      <label class="switch" for="field-${id}">
+        <input
+          id="field-${id}"
+          type="checkbox"
+          role="switch"
+          aria-describedby="field-${id}-hint"
+          .checked=${live(checked)}
+          @change=${(e: Event) => set((e.target as HTMLInputElement).checked)}
+        />
+        ${label}
+      </label>
+      <span class="hint" id="field-${id}-hint">${hint}</span>
+    </div>`;
+  }
+
   override render() {
     const s = this.settings;
     return html`
@@ -298,7 +336,14 @@ export class LmtabChatSettings extends LitElement {
           <button
             class="ghost small"
             type="button"
-            @click=${() => this.change({ ...defaultChatSettings, systemPrompt: s.systemPrompt })}
+            @click=${() => {
+              // Only sampling resets: the prompt, schema and tools are the person's own writing.
+              const { systemPrompt, structuredOutput, jsonSchema, toolsEnabled, tools } = s;
+              this.change({
+                ...defaultChatSettings,
+                ...{ systemPrompt, structuredOutput, jsonSchema, toolsEnabled, tools },
+              });
+            }}
           >
             ${icons.refresh} Reset to defaults
           </button>
@@ -320,6 +365,50 @@ export class LmtabChatSettings extends LitElement {
             One per line; the answer ends before the first one. Write \\n for a newline.
           </span>
         </div>
+      </section>
+      <section class="section" aria-labelledby="structured-heading">
+        <h2 id="structured-heading">Structured output</h2>
+        ${this.toggle(
+          'structured-output',
+          'Structured output',
+          'Answers are JSON valid against this JSON Schema (sent as response_format json_schema).',
+          s.structuredOutput,
+          (on) => this.change({ structuredOutput: on }),
+        )}
+        ${
+          s.structuredOutput
+            ? html`<lmtab-json-editor
+                label="JSON Schema"
+                valid="Valid JSON Schema"
+                .value=${s.jsonSchema}
+                .check=${checkJsonSchemaText}
+                @json-edit=${(e: CustomEvent<{ text: string; final: boolean }>) =>
+                  this.change({ jsonSchema: e.detail.text }, e.detail.final)}
+              ></lmtab-json-editor>`
+            : null
+        }
+      </section>
+      <section class="section" aria-labelledby="tools-heading">
+        <h2 id="tools-heading">Tools</h2>
+        ${this.toggle(
+          'tools',
+          'Offer tools',
+          'The model may call these functions (OpenAI tools); you type what each call returned.',
+          s.toolsEnabled,
+          (on) => this.change({ toolsEnabled: on }),
+        )}
+        ${
+          s.toolsEnabled
+            ? html`<lmtab-json-editor
+                label="Tool definitions"
+                valid="Valid tool list"
+                .value=${s.tools}
+                .check=${checkToolsText}
+                @json-edit=${(e: CustomEvent<{ text: string; final: boolean }>) =>
+                  this.change({ tools: e.detail.text }, e.detail.final)}
+              ></lmtab-json-editor>`
+            : null
+        }
       </section>
     `;
   }

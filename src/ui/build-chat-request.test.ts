@@ -123,6 +123,13 @@ describe('buildChatRequest', () => {
     ];
     const body = buildChatRequest('m', settings, turns);
     expect(body.tools?.map((t) => t.function.name)).toEqual(['get_weather']);
+    expect(body.tool_choice).toBeUndefined();
+    expect(buildChatRequest('m', { ...settings, toolChoice: 'required' }, turns).tool_choice).toBe(
+      'required',
+    );
+    expect(
+      buildChatRequest('m', { ...defaultChatSettings, toolChoice: 'required' }, turns).tool_choice,
+    ).toBeUndefined();
     expect(body.messages).toEqual([
       { role: 'user', content: 'Weather in Paris and Rome?' },
       {

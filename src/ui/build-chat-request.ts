@@ -44,6 +44,7 @@ export interface ChatRequestBody {
     json_schema: { name: string; schema: JsonSchemaObject; strict: true };
   };
   tools?: WireTool[];
+  tool_choice?: 'required' | 'none';
 }
 
 /**
@@ -139,6 +140,8 @@ export function buildChatRequest(
     const tools = checkToolsText(settings.tools);
     if (!tools.ok) throw new Error(settingsProblem(settings));
     body.tools = tools.value;
+    // `auto` is the API's default: sent only when it is not.
+    if (settings.toolChoice !== 'auto') body.tool_choice = settings.toolChoice;
   }
   return body;
 }

@@ -24,7 +24,12 @@ export interface ChatSettings {
   toolsEnabled: boolean;
   /** A JSON list of function definitions, as the person wrote it; default an example. */
   tools: string;
+  /** Whether the model may choose (`auto`, the default), must call a tool, or must not. */
+  toolChoice: ToolChoiceSetting;
 }
+
+/** The `tool_choice` values the Chat tab offers. */
+export type ToolChoiceSetting = 'auto' | 'required' | 'none';
 
 /** The schema a new conversation's editor starts with (an example to edit, off until enabled). */
 export const exampleJsonSchema = `{
@@ -67,4 +72,5 @@ export const defaultChatSettings: Readonly<ChatSettings> = Object.freeze({
   jsonSchema: exampleJsonSchema,
   toolsEnabled: false,
   tools: exampleTools,
+  toolChoice: 'auto',
 });

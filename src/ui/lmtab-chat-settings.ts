@@ -1,6 +1,6 @@
 import { LitElement, css, html, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
-import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
+import { defaultChatSettings, type ChatSettings, type ToolChoiceSetting } from './chat-settings.js';
 import { checkJsonSchemaText, checkToolsText } from './check-json-settings.js';
 import { controlStyles } from './control-styles.js';
 import { icons } from './icons.js';
@@ -338,10 +338,17 @@ export class LmtabChatSettings extends LitElement {
             type="button"
             @click=${() => {
               // Only sampling resets: the prompt, schema and tools are the person's own writing.
-              const { systemPrompt, structuredOutput, jsonSchema, toolsEnabled, tools } = s;
+              const {
+                systemPrompt,
+                structuredOutput,
+                jsonSchema,
+                toolsEnabled,
+                tools,
+                toolChoice,
+              } = s;
               this.change({
                 ...defaultChatSettings,
-                ...{ systemPrompt, structuredOutput, jsonSchema, toolsEnabled, tools },
+                ...{ systemPrompt, structuredOutput, jsonSchema, toolsEnabled, tools, toolChoice },
               });
             }}
           >
@@ -367,7 +374,7 @@ export class LmtabChatSettings extends LitElement {
         </div>
       </section>
       <section class="section" aria-labelledby="structured-heading">
-        <h2 id="structured-heading">Structured output</h2>
+        <h2 id="structured-heading">Output format</h2>
         ${this.toggle(
           'structured-output',
           'Structured output',
@@ -399,14 +406,32 @@ export class LmtabChatSettings extends LitElement {
         )}
         ${
           s.toolsEnabled
-            ? html`<lmtab-json-editor
-                label="Tool definitions"
-                valid="Valid tool list"
-                .value=${s.tools}
-                .check=${checkToolsText}
-                @json-edit=${(e: CustomEvent<{ text: string; final: boolean }>) =>
-                  this.change({ tools: e.detail.text }, e.detail.final)}
-              ></lmtab-json-editor>`
+            ? html`${fieldFrame(
+                  'field-tool-choice',
+                  'Tool choice',
+                  'auto lets the model choose; required makes it call one; none forbids calls.',
+                  html`<select
+                    id="field-tool-choice"
+                    aria-describedby="field-tool-choice-hint"
+                    .value=${live(s.toolChoice)}
+                    @change=${(e: Event) =>
+                      this.change({
+                        toolChoice: (e.target as HTMLSelectElement).value as ToolChoiceSetting,
+                      })}
+                  >
+                    <option value="auto">auto</option>
+                    <option value="required">required</option>
+                    <option value="none">none</option>
+                  </select>`,
+                )}
+                <lmtab-json-editor
+                  label="Tool definitions"
+                  valid="Valid tool list"
+                  .value=${s.tools}
+                  .check=${checkToolsText}
+                  @json-edit=${(e: CustomEvent<{ text: string; final: boolean }>) =>
+                    this.change({ tools: e.detail.text }, e.detail.final)}
+                ></lmtab-json-editor>`
             : null
         }
       </section>

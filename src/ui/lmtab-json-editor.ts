@@ -53,7 +53,7 @@ export class LmtabJsonEditor extends LitElement {
         font-size: 0.78rem;
         line-height: 1.4;
         tab-size: 2;
-        white-space: pre;
+        white-space: pre-wrap;
       }
       textarea[aria-invalid='true'] {
         border-color: var(--lm-danger);

@@ -42,12 +42,25 @@ export class LmtabToolCallCard extends LitElement {
         background: var(--lm-surface);
       }
       summary {
+        list-style: none;
         display: flex;
         align-items: center;
         gap: 0.5rem;
         padding: 0.45rem 0.7rem;
         cursor: pointer;
         font-size: 0.85rem;
+      }
+      summary::-webkit-details-marker {
+        display: none;
+      }
+      .chevron {
+        display: inline-block;
+        font-size: 0.7rem;
+        color: var(--lm-muted);
+        transition: transform 0.12s;
+      }
+      details[open] .chevron {
+        transform: rotate(90deg);
       }
       .name {
         font-family: var(--lm-mono);
@@ -98,6 +111,7 @@ export class LmtabToolCallCard extends LitElement {
         : 'answered';
     return html`<details>
       <summary>
+        <span class="chevron" aria-hidden="true">▶</span>
         <span aria-hidden="true">ƒ</span>
         <span class="name">${this.name || 'function'}</span>
         <span class="state">${state}</span>

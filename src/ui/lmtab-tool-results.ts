@@ -113,7 +113,7 @@ export class LmtabToolResults extends LitElement {
               id="result-${i}"
               aria-label="Result of ${call.name}"
               spellcheck="false"
-              placeholder='{"temperature": 21}'
+              placeholder="What it returned: JSON or text"
             ></textarea>
           </div>`;
         },

@@ -265,7 +265,13 @@ export class LmtabChatMessage extends LitElement {
               <span></span><span></span><span></span>
             </span>`
           : this.content.trim() === '' && calls.length === 0 && !this.streaming && !this.error
-            ? html`<p class="muted empty">This answer has no visible text.</p>`
+            ? html`<p class="muted empty">
+                ${
+                  this.reasoning === ''
+                    ? 'This answer has no visible text.'
+                    : 'The model gave no answer after its thoughts.'
+                }
+              </p>`
             : this.content === ''
               ? nothing
               : html`<lmtab-markdown .text=${text}></lmtab-markdown>`

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import Ajv from 'ajv';
 import { importModel, openApp, openTab } from './support/app.js';
 import { watchConsole } from './support/console.js';
 
@@ -198,6 +199,179 @@ test.describe('Chat tab: thinking, tool calls and structured output', () => {
     await testInfo.attach('structured output', {
       path: testInfo.outputPath('structured-output.png'),
     });
+    expect(problems).toEqual([]);
+  });
+});
+
+/** Generation on two shared cores can be slow: waits for answers allow for it. */
+const slow = { timeout: 150_000 };
+
+/** Sets a numeric chat setting the way a person does: type, then leave the field. */
+async function setNumber(page: Page, label: string, value: string) {
+  const field = page.getByRole('spinbutton', { name: label, exact: true });
+  await field.fill(value);
+  await field.press('Tab');
+}
+
+/** Replaces a JSON editor's text the way a person does: type, then leave the field. */
+async function setJson(page: Page, label: string, value: string) {
+  const editor = page.getByRole('textbox', { name: label, exact: true });
+  await editor.fill(value);
+  await editor.press('Tab');
+}
+
+test.describe('Chat tab with the engine: structured output, tool calls and thinking', () => {
+  test.setTimeout(400_000);
+
+  test('a Structured output answer is JSON valid against the schema', async ({
+    page,
+  }, testInfo) => {
+    const problems = watchConsole(page);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await openApp(page);
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    await openTab(page, 'Chat');
+    await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
+    const schema = {
+      type: 'object',
+      properties: {
+        color: { enum: ['red', 'green', 'blue'] },
+        ok: { type: 'boolean' },
+        name: { type: 'string', maxLength: 12 },
+      },
+      required: ['color', 'ok', 'name'],
+      additionalProperties: false,
+    };
+    await page.getByRole('switch', { name: 'Structured output' }).check();
+    await setJson(page, 'JSON Schema', JSON.stringify(schema));
+    const requests: unknown[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/v1/chat/completions')) requests.push(r.postDataJSON());
+    });
+    await page.getByLabel('Message').fill('Describe a flag as JSON');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.locator('lmtab-chat-message[data-role="assistant"]').last();
+    await expect(answer.getByTestId('stats')).toContainText('finish: stop', slow);
+    expect(requests.at(-1)).toMatchObject({
+      response_format: { type: 'json_schema', json_schema: { schema, strict: true } },
+    });
+    const shown = await answer.locator('pre code').textContent();
+    const value: unknown = JSON.parse(shown ?? '');
+    const validate = new Ajv().compile(schema);
+    expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+    // Shown formatted: two-space indents, one property per line.
+    expect(shown).toBe(JSON.stringify(value, null, 2));
+    await page.screenshot({ path: testInfo.outputPath('structured-answer.png') });
+    await testInfo.attach('structured answer', {
+      path: testInfo.outputPath('structured-answer.png'),
+    });
+    expect(problems).toEqual([]);
+  });
+
+  test('tools: a required call shows as a card, its typed result goes back, and the model answers', async ({
+    page,
+  }, testInfo) => {
+    const problems = watchConsole(page);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await openApp(page);
+    await importModel(page, 'tiny-lfm2.gguf');
+    await openTab(page, 'Chat');
+    await page.getByRole('switch', { name: 'Offer tools' }).check();
+    await page.getByLabel('Tool choice').selectOption('required');
+    const parameters = {
+      type: 'object',
+      properties: { city: { enum: ['Paris', 'Rome', 'Oslo'] } },
+      required: ['city'],
+      additionalProperties: false,
+    };
+    await setJson(
+      page,
+      'Tool definitions',
+      JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters } }]),
+    );
+    const requests: Array<Record<string, unknown>> = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/v1/chat/completions')) requests.push(r.postDataJSON());
+    });
+    await page.getByLabel('Message').fill('What is the weather in Paris?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answers = page.locator('lmtab-chat-message[data-role="assistant"]');
+    await expect(answers.first().getByTestId('stats')).toContainText('finish: tool_calls', slow);
+    expect(requests[0]).toMatchObject({ tool_choice: 'required', tools: [{ type: 'function' }] });
+    const card = answers.first().locator('lmtab-tool-call-card').first();
+    await expect(card.locator('summary')).toContainText('get_weather');
+    await expect(card.locator('summary')).toContainText('waiting for a result');
+    await card.locator('summary').click();
+    const args: unknown = JSON.parse(
+      (await card.getByTestId('tool-arguments').textContent()) ?? '',
+    );
+    const validate = new Ajv().compile(parameters);
+    expect(validate(args), JSON.stringify(validate.errors)).toBe(true);
+
+    // The answer after the result: no more calls, a short text.
+    await page.getByLabel('Tool choice').selectOption('none');
+    await setNumber(page, 'Max tokens', '8');
+    const calls = await answers.first().locator('lmtab-tool-call-card').count();
+    const results = page.locator('lmtab-tool-results');
+    for (let i = 0; i < calls; i++) {
+      await results
+        .getByRole('textbox')
+        .nth(i)
+        .fill(`{"temperature": ${20 + i}}`);
+    }
+    await results
+      .getByRole('button', { name: calls === 1 ? 'Send result' : 'Send results' })
+      .click();
+    await expect(answers).toHaveCount(2);
+    await expect(answers.last().getByTestId('stats')).toContainText(/finish: (stop|length)/, slow);
+    await expect(results).toHaveCount(0);
+    await expect(card.getByTestId('tool-result')).toHaveText('{\n  "temperature": 20\n}');
+    const messages = requests[1]?.messages as Array<Record<string, unknown>>;
+    const assistant = messages.find((m) => m.role === 'assistant');
+    const tool = messages.find((m) => m.role === 'tool');
+    expect(assistant).toMatchObject({
+      tool_calls: [{ type: 'function', function: { name: 'get_weather' } }],
+    });
+    expect(tool).toEqual({
+      role: 'tool',
+      tool_call_id: (assistant?.tool_calls as Array<{ id: string }>)[0]!.id,
+      content: '{"temperature": 20}',
+    });
+    expect(requests[1]).toMatchObject({ tool_choice: 'none' });
+    await page.screenshot({ path: testInfo.outputPath('tool-round-trip.png') });
+    await testInfo.attach('tool round trip', { path: testInfo.outputPath('tool-round-trip.png') });
+    expect(problems).toEqual([]);
+  });
+
+  test('a thinking model’s reasoning streams into a collapsible Thinking block', async ({
+    page,
+  }, testInfo) => {
+    const problems = watchConsole(page);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await openApp(page);
+    await importModel(page, 'tiny-lfm2-thinking.gguf');
+    await openTab(page, 'Chat');
+    // The template opens <think> and random weights rarely close it: the model thinks until
+    // stopped, so the block is seen while it streams.
+    await page.getByLabel('Message').fill('Think about the sky');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.locator('lmtab-chat-message[data-role="assistant"]').last();
+    const block = answer.locator('lmtab-thinking-block');
+    await expect(block.getByText('Thinking…')).toBeVisible(slow);
+    await expect(block.getByTestId('reasoning')).toHaveText(/\S/);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect(answer.getByTestId('stats')).toContainText('stopped by you', slow);
+    await expect(block.getByText('Thoughts')).toBeVisible();
+    await expect(block.getByTestId('reasoning')).toBeHidden();
+    await block.getByText('Thoughts').click();
+    await expect(block.getByTestId('reasoning')).toHaveText(/\S/);
+    // Reasoning stays out of the answer text.
+    expect(await answer.locator('lmtab-markdown').count()).toBeLessThanOrEqual(1);
+    if ((await answer.locator('lmtab-markdown').count()) === 1) {
+      await expect(answer.locator('lmtab-markdown')).not.toContainText('<think>');
+    }
+    await page.screenshot({ path: testInfo.outputPath('thinking.png') });
+    await testInfo.attach('thinking', { path: testInfo.outputPath('thinking.png') });
     expect(problems).toEqual([]);
   });
 });

@@ -73,6 +73,7 @@ function pageChat(
 }
 
 test.describe.serial('tools, structured output, logprobs and reasoning through the service worker', () => {
+  test.describe.configure({ timeout: 300_000 });
   let page: Page;
   let model: string;
 

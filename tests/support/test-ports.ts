@@ -32,6 +32,8 @@ const basePorts = {
   relayCors: 21314,
   relayUnit: 21315,
   relayPull: 21316,
+  /** tools.spec.ts: Node clients (openai, AI SDK, LangChain, ollama) through the relay. */
+  relayTools: 21317,
   pwaStatic: 21320,
   mlcHub: 21321,
   cliRelay: 21330,

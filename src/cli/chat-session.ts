@@ -1,6 +1,7 @@
 import { LmtabError } from '../errors/index.js';
 import { normalizeParameters } from '../modelfile/index.js';
 import type { CliOutput } from './cli-context.js';
+import type { AnswerFormat } from './parse-format.js';
 import type { ChatChunk, RelayClient, WireMessage } from './relay-client.js';
 
 /** Options of {@link createChatSession}. */
@@ -16,7 +17,16 @@ export interface ChatSessionOptions {
   keepAlive?: string;
   /** Print timings after each answer (`--verbose`); default false. */
   verbose?: boolean;
+  /** The answers' format (`--format`); free text when absent. */
+  format?: AnswerFormat;
+  /** Whether a thinking model thinks (`--think`); the model's default when absent. */
+  think?: boolean;
+  /** Leave the thinking out of the output (`--hidethinking`); default false. */
+  hideThinking?: boolean;
 }
+
+const dim = '\x1b[2m';
+const undim = '\x1b[22m';
 
 /** One conversation with a model: history, system message, parameters, and the answer in flight. */
 export interface ChatSession {
@@ -30,10 +40,16 @@ export interface ChatSession {
   setParameter(name: string, values: readonly string[]): void;
   /** Sets the system message (`/set system`). */
   setSystem(text: string): void;
+  /** Sets the answers' format (`/set format`), or back to free text with undefined. */
+  setFormat(format: AnswerFormat | undefined): void;
+  /** Turns thinking on or off (`/set think`, `/set nothink`). */
+  setThink(think: boolean): void;
   /** Forgets the conversation (`/clear`); the system message and parameters stay. */
   clear(): void;
   readonly parameters: Readonly<Record<string, unknown>>;
   readonly system: string | undefined;
+  readonly format: AnswerFormat | undefined;
+  readonly think: boolean | undefined;
   readonly messages: readonly WireMessage[];
 }
 
@@ -42,7 +58,13 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
   const { client, model, stdout } = options;
   let history: WireMessage[] = [];
   let system: string | undefined;
+  let format = options.format;
+  let think = options.think;
   const parameters: Record<string, unknown> = {};
+  // Thinking shows dimmed on a terminal; piped, only when asked for, so that the answer alone
+  // reaches a program reading it.
+  const showThinking = () =>
+    options.hideThinking !== true && (stdout.isTTY === true || think === true);
 
   return {
     get parameters() {
@@ -50,6 +72,18 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     },
     get system() {
       return system;
+    },
+    get format() {
+      return format;
+    },
+    get think() {
+      return think;
+    },
+    setFormat(next) {
+      format = next;
+    },
+    setThink(next) {
+      think = next;
     },
     get messages() {
       return history;
@@ -73,7 +107,14 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         user,
       ];
       let answer = '';
+      let thinking = false;
       let last: ChatChunk | undefined;
+      const tty = stdout.isTTY === true;
+      const endThinking = () => {
+        if (!thinking) return;
+        thinking = false;
+        stdout.write(`\n...done thinking.${tty ? undim : ''}\n\n`);
+      };
       try {
         const chunks = client.chat(
           {
@@ -81,18 +122,28 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
             messages,
             ...(Object.keys(parameters).length > 0 ? { options: parameters } : {}),
             ...(options.keepAlive === undefined ? {} : { keep_alive: options.keepAlive }),
+            ...(format === undefined ? {} : { format }),
+            ...(think === undefined ? {} : { think }),
           },
           sendOptions,
         );
         for await (const chunk of chunks) {
+          const reasoning = chunk.message?.thinking ?? '';
+          if (reasoning !== '' && showThinking()) {
+            if (!thinking) stdout.write(`${tty ? dim : ''}Thinking...\n`);
+            thinking = true;
+            stdout.write(reasoning);
+          }
           const content = chunk.message?.content ?? '';
           if (content !== '') {
+            endThinking();
             stdout.write(content);
             answer += content;
           }
           last = chunk;
         }
       } catch (error) {
+        if (thinking && tty) stdout.write(undim);
         if (sendOptions.signal?.aborted === true) {
           // Stopped with Ctrl+C: the unanswered message leaves the history, as if never sent.
           stdout.write('\n');
@@ -101,6 +152,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         if (answer !== '') stdout.write('\n');
         throw error;
       }
+      endThinking();
       stdout.write('\n');
       history.push(user, { role: 'assistant', content: answer });
       if (options.verbose === true && last !== undefined) options.stderr.write(formatStats(last));

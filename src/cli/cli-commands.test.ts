@@ -112,6 +112,34 @@ describe('the CLI against the API router', () => {
     ]);
   });
 
+  it('sends --format, --no-think and /set format, /set think to the engine', async () => {
+    await writeFile(join(dir, 'schema.json'), '{"type": "object", "required": ["n"]}');
+    const context = harness.context({
+      cwd: dir,
+      input: [
+        'Hi',
+        '/set format @schema.json',
+        'Again',
+        '/set noformat',
+        '/set think',
+        'Free',
+      ].join('\n'),
+    });
+    await runCommand(context, 'lfm2-350m', [], { interactive: true, format: 'json', think: false });
+    expect(context.stderr.text).toBe('');
+    expect(context.stdout.text).toContain(
+      "Set format to a JSON Schema.\nHello, world\nDisabled format.\nSet 'think' mode.\n",
+    );
+    expect(harness.engine.requests.map((r) => [r.format, r.thinking])).toEqual([
+      [{ type: 'json' }, false],
+      [{ type: 'json', schema: { type: 'object', required: ['n'] } }, false],
+      [undefined, true],
+    ]);
+    await expect(
+      runCommand(harness.context({ cwd: dir }), 'lfm2-350m', ['Hi'], { format: '@missing.json' }),
+    ).rejects.toThrow(`--format: cannot read the schema file ${join(dir, 'missing.json')}`);
+  });
+
   it('attaches an image path written in a message for a vision model', async () => {
     const context = harness.context({ cwd: dir });
     await runCommand(context, 'lfm2-vl', ['Describe', './cat.png', 'briefly'], {});

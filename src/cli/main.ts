@@ -143,9 +143,16 @@ program
   .option('-i, --interactive', 'chat line by line even when stdin is not a terminal')
   .option('--keepalive <duration>', 'how long the model stays loaded after use, e.g. 10m, 0')
   .option('--verbose', 'print timings after each answer')
+  .option(
+    '--format <format>',
+    'answer in JSON: json, a JSON Schema (\'{"type":"object",...}\') or @schema.json',
+  )
+  .option('--think', 'let a thinking model think first (its default when neither flag is given)')
+  .option('--no-think', 'ask a thinking model to answer at once')
+  .option('--hidethinking', 'leave the thinking out of the output')
   .addHelpText(
     'after',
-    '\nIn the chat: /set parameter NAME VALUE, /set system TEXT, /show, /image PATH [QUESTION],\n/clear, /bye; """ begins and ends a multi-line message; Ctrl+C stops an answer, Ctrl+D exits.',
+    '\nIn the chat: /set parameter NAME VALUE, /set system TEXT, /set format json, /set noformat,\n/set think, /set nothink, /show, /image PATH [QUESTION], /clear, /bye; """ begins and ends a\nmulti-line message; Ctrl+C stops an answer, Ctrl+D exits.',
   )
   .action(
     action((context, model: string, prompt: string[], options: RunOptions) =>

@@ -25,6 +25,13 @@ describe('parseReplInput', () => {
     ["/image '/tmp/my cat.png'", { kind: 'image', path: '/tmp/my cat.png', text: '' }],
     ['/image /tmp/my\\ cat.png Who?', { kind: 'image', path: '/tmp/my cat.png', text: 'Who?' }],
     ['/usr/share/doc is a folder', { kind: 'message', text: '/usr/share/doc is a folder' }],
+    ['/set format json', { kind: 'set-format', value: 'json' }],
+    [`/set format '{"type": "object"}'`, { kind: 'set-format', value: '{"type": "object"}' }],
+    ['/set format @schema.json', { kind: 'set-format', value: '@schema.json' }],
+    ['/set format', { kind: 'set-format', value: undefined }],
+    ['/set noformat', { kind: 'set-format', value: undefined }],
+    ['/set think', { kind: 'set-think', think: true }],
+    ['/set nothink', { kind: 'set-think', think: false }],
   ])('%j', (input, expected) => expect(parseReplInput(input)).toEqual(expected));
 
   it.each([

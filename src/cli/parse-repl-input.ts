@@ -8,6 +8,9 @@ export type ReplInput =
   | { kind: 'show'; what: ShowTopic }
   | { kind: 'set-parameter'; name: string; values: string[] }
   | { kind: 'set-system'; text: string }
+  /** `value`: `json`, a JSON Schema, or `@file` (read by the REPL); undefined clears the format. */
+  | { kind: 'set-format'; value: string | undefined }
+  | { kind: 'set-think'; think: boolean }
   | { kind: 'image'; path: string; text: string }
   | { kind: 'invalid'; message: string };
 
@@ -29,6 +32,9 @@ export const replHelp = `Available Commands:
                               repeat_last_n, presence_penalty, frequency_penalty, num_predict,
                               num_ctx, seed, stop; stop takes several values)
   /set system TEXT            Set the system message
+  /set format json            Answer in JSON (/set format '{...}' or @FILE for a JSON Schema)
+  /set format, /set noformat  Answer in free text again
+  /set think, /set nothink    Let a thinking model think first, or not
   /show [info|license|modelfile|parameters|system|template]
                               Show model information
   /image PATH [QUESTION]      Attach an image (a path written in a message is attached too)
@@ -99,8 +105,14 @@ function parseSet(args: readonly string[], rest: (after: number) => string): Rep
     }
     return { kind: 'set-parameter', name, values };
   }
+  if (what === 'format') {
+    const value = unquote(rest(2));
+    return { kind: 'set-format', value: value === '' ? undefined : value };
+  }
+  if (what === 'noformat') return { kind: 'set-format', value: undefined };
+  if (what === 'think' || what === 'nothink') return { kind: 'set-think', think: what === 'think' };
   return invalid(
-    `Unknown /set option "${args[0] ?? ''}": expected /set parameter NAME VALUE or /set system TEXT.`,
+    `Unknown /set option "${args[0] ?? ''}": expected /set parameter NAME VALUE, /set system TEXT, /set format [json|SCHEMA|@FILE], /set noformat, /set think or /set nothink.`,
   );
 }
 

@@ -61,7 +61,12 @@ export interface WireMessage {
 
 /** One line of a streamed `/api/chat` answer. */
 export interface ChatChunk {
-  message?: { role: string; content: string };
+  message?: {
+    role: string;
+    content: string;
+    /** A thinking model's reasoning, apart from the answer. */
+    thinking?: string;
+  };
   done: boolean;
   done_reason?: string;
   eval_count?: number;
@@ -104,6 +109,10 @@ export interface RelayClient {
       messages: WireMessage[];
       options?: Record<string, unknown>;
       keep_alive?: string | number;
+      /** `json`, or a JSON Schema the answer must validate against. */
+      format?: 'json' | Record<string, unknown>;
+      /** Whether a thinking model thinks first; the model's default when absent. */
+      think?: boolean;
     },
     options?: { signal?: AbortSignal },
   ): AsyncIterable<ChatChunk>;

@@ -3,6 +3,7 @@ import type { ChatSession } from './chat-session.js';
 import type { CliContext } from './cli-context.js';
 import { formatShow, parseParameterLines } from './format-show.js';
 import { formatTable } from './format-table.js';
+import { parseFormat } from './parse-format.js';
 import { createMultilineReader, parseReplInput, replHelp } from './parse-repl-input.js';
 import type { ReplInput, ShowTopic } from './parse-repl-input.js';
 import { readImage } from './read-image.js';
@@ -76,6 +77,9 @@ export async function runRepl(options: ReplOptions): Promise<void> {
         const user = Object.entries(session.parameters).flatMap(([k, v]) =>
           (Array.isArray(v) ? v : [v]).map((item) => [k, JSON.stringify(item)]),
         );
+        // The session's format and thinking travel beside the parameters, so they show with them.
+        if (session.format !== undefined) user.push(['format', JSON.stringify(session.format)]);
+        if (session.think !== undefined) user.push(['think', String(session.think)]);
         if (model.length === 0 && user.length === 0) stdout.write(none('parameters'));
         if (model.length > 0) stdout.write(`Model defined parameters:\n${formatTable(model)}`);
         if (user.length > 0) stdout.write(`User defined parameters:\n${formatTable(user)}`);
@@ -123,6 +127,25 @@ export async function runRepl(options: ReplOptions): Promise<void> {
       case 'set-system':
         session.setSystem(input.text);
         stdout.write('Set system message.\n');
+        return false;
+      case 'set-format': {
+        const format =
+          input.value === undefined
+            ? undefined
+            : parseFormat(input.value, { cwd: context.cwd, source: '/set format' });
+        session.setFormat(format);
+        stdout.write(
+          format === undefined
+            ? 'Disabled format.\n'
+            : format === 'json'
+              ? "Set format to 'json' mode.\n"
+              : 'Set format to a JSON Schema.\n',
+        );
+        return false;
+      }
+      case 'set-think':
+        session.setThink(input.think);
+        stdout.write(input.think ? "Set 'think' mode.\n" : "Set 'nothink' mode.\n");
         return false;
       case 'image': {
         pendingImages.push(await readImage(input.path, context));

@@ -3,6 +3,7 @@ import { LmtabError } from '../errors/index.js';
 import { createChatSession } from './chat-session.js';
 import type { CliContext } from './cli-context.js';
 import { localModelPath, modelNameFromFile } from './local-model-path.js';
+import { parseFormat } from './parse-format.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { ProgressDisplay } from './progress-display.js';
 import { ensureModel } from './pull-model.js';
@@ -19,6 +20,12 @@ export interface RunOptions {
   keepalive?: string;
   /** Print timings after each answer; default false. */
   verbose?: boolean;
+  /** `json`, a JSON Schema (inline) or `@file` holding one; free text when absent. */
+  format?: string;
+  /** `--think` (true), `--no-think` (false), or absent for the model's default. */
+  think?: boolean;
+  /** Leave a thinking model's thinking out of the output; default false. */
+  hidethinking?: boolean;
 }
 
 /**
@@ -32,6 +39,10 @@ export async function runCommand(
   promptWords: readonly string[],
   options: RunOptions,
 ): Promise<void> {
+  // Bad flags fail before anything is loaded.
+  const format =
+    options.format === undefined ? undefined : parseFormat(options.format, { cwd: context.cwd });
+  const { think } = options;
   const client = await context.connect();
   const display = createProgressDisplay({
     write: (t) => context.stderr.write(t),
@@ -49,6 +60,9 @@ export async function runCommand(
     stderr: context.stderr,
     ...(options.keepalive === undefined ? {} : { keepAlive: options.keepalive }),
     ...(options.verbose === undefined ? {} : { verbose: options.verbose }),
+    ...(format === undefined ? {} : { format }),
+    ...(think === undefined ? {} : { think }),
+    ...(options.hidethinking === undefined ? {} : { hideThinking: options.hidethinking }),
   });
 
   const piped = context.stdin.isTTY !== true;

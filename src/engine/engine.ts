@@ -11,10 +11,53 @@ export type ContentPart =
       mimeType: string;
     };
 
+/** A JSON Schema, as a plain object (draft 2020-12 keywords; what the engine enforces is checked). */
+export type JsonSchema = Record<string, unknown>;
+
+/** A function the model may call. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+  /** The caller asked for arguments that always validate (OpenAI's `strict`). */
+  strict?: boolean;
+}
+
+/** A call the model made (or made in an earlier turn). */
+export interface ToolCall {
+  /** Call id, echoed by the tool message that answers it. */
+  id: string;
+  name: string;
+  /** The arguments object as JSON text, as the model wrote it. */
+  arguments: string;
+}
+
+/**
+ * Which tools the model may or must call: `auto` lets it choose, `none` never calls, `required`
+ * always calls one of the tools, `{ name }` always calls that one.
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** The shape the answer's text must have; absent means free text. */
+export interface OutputFormat {
+  type: 'json';
+  /** The JSON Schema the answer validates against; any JSON value when absent. */
+  schema?: JsonSchema;
+}
+
 /** A chat message after validation: content is always a list of parts. */
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: ContentPart[];
+  /** Assistant messages: the tool calls it made. */
+  toolCalls?: ToolCall[];
+  /** Assistant messages: its reasoning (thinking) text, where a history carries it. */
+  reasoning?: string;
+  /** Tool messages: the id of the call this message answers. */
+  toolCallId?: string;
+  /** Tool messages: the name of the tool that answered (Ollama's `tool_name`). */
+  toolName?: string;
 }
 
 /** Sampling settings of one generation; an absent field means the model's or engine's default. */
@@ -62,10 +105,36 @@ export interface GenerateRequest {
   sampling: SamplingOptions;
   /** Context length to load the model with (tokens); the engine's default when absent. */
   contextLength?: number;
+  /** Functions the model may call (chat input only). */
+  tools?: ToolDefinition[];
+  /** Default `auto` when `tools` are given. */
+  toolChoice?: ToolChoice;
+  /** Whether one answer may hold several calls; default true. */
+  parallelToolCalls?: boolean;
+  /** Constrains the answer's text; free text when absent. */
+  format?: OutputFormat;
+  /** Per-token log probabilities with this many alternatives (0 to 20) each; none when absent. */
+  logprobs?: { top: number };
+  /** Thinking models: false asks the template to skip thinking; the model's default when absent. */
+  thinking?: boolean;
 }
 
-/** Why a generation ended: a stop token or sequence, or the token limit. */
-export type FinishReason = 'stop' | 'length';
+/** Why a generation ended: a stop token or sequence, the token limit, or tool calls to run. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+/** One candidate token and its log probability. */
+export interface TokenLogprob {
+  token: string;
+  /** Natural log of the probability. */
+  logprob: number;
+  /** The token's UTF-8 bytes (a token may hold part of a character). */
+  bytes: number[];
+}
+
+/** The sampled token's log probability and its most likely alternatives. */
+export interface SampledLogprob extends TokenLogprob {
+  top: TokenLogprob[];
+}
 
 /** Token counts of one generation. */
 export interface Usage {
@@ -88,9 +157,20 @@ export interface Timings {
   totalMs: number;
 }
 
-/** Events of one generation, in order: any number of `token`, then one `done`. */
+/**
+ * Events of one generation, in order: any number of `token`, `reasoning` and `tool_call`, then one
+ * `done`. A `tool_call` with a new `index` starts a call and carries its `id` and `name`; later ones
+ * of the same index add pieces of its arguments' JSON text.
+ */
 export type GenerateEvent =
-  | { type: 'token'; text: string }
+  | {
+      type: 'token';
+      text: string;
+      /** When `logprobs` was asked: one entry per token this piece holds. */
+      logprobs?: SampledLogprob[];
+    }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool_call'; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: 'done'; finishReason: FinishReason; usage: Usage; timings: Timings };
 
 /** Which compute path the engine uses, as reported to users. */

@@ -1,7 +1,10 @@
 import type { ChatSettings } from './chat-settings.js';
 
-/** Why an answer ended: the model stopped, it hit `max_tokens`, or the person pressed Stop. */
-export type TurnFinish = 'stop' | 'length' | 'stopped';
+/**
+ * Why an answer ended: the model stopped, it hit `max_tokens`, it called tools, or the person
+ * pressed Stop.
+ */
+export type TurnFinish = 'stop' | 'length' | 'tool_calls' | 'stopped';
 
 /** Measurements of one answer, taken in the page. */
 export interface TurnStats {
@@ -18,6 +21,17 @@ export interface TurnStats {
   finishReason: TurnFinish;
 }
 
+/** A function call the model made, with the result the person gave it. */
+export interface TurnToolCall {
+  /** The call's id (`tool_call_id` of the result). */
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: string;
+  /** The tool's answer, once given; calls without one are left out of later requests. */
+  result?: string;
+}
+
 /** One message of a conversation. */
 export interface ChatTurn {
   /** Stable id (keys the rendered list). */
@@ -29,6 +43,12 @@ export interface ChatTurn {
   images?: string[];
   /** The model that wrote an answer. */
   model?: string;
+  /** An answer's thinking (`reasoning_content`), shown apart from its text. */
+  reasoning?: string;
+  /** The functions an answer called. */
+  toolCalls?: TurnToolCall[];
+  /** Whether an answer was asked for as JSON (Structured output): it is shown formatted. */
+  json?: boolean;
   stats?: TurnStats;
   /** Why the answer failed, shown inline; failed answers are left out of the next request. */
   error?: string;

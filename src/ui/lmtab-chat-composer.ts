@@ -18,6 +18,7 @@ export class LmtabChatComposer extends LitElement {
     placeholder: { type: String },
     model: { type: String },
     imagesAllowed: { type: Boolean, attribute: 'images-allowed' },
+    blockedReason: { type: String, attribute: 'blocked-reason' },
     attachments: { state: true },
     urlOpen: { state: true },
     fetching: { state: true },
@@ -33,6 +34,8 @@ export class LmtabChatComposer extends LitElement {
   declare model: string;
   /** Whether the chosen model reads images (it has a projector). */
   declare imagesAllowed: boolean;
+  /** Why nothing can be sent now (an invalid setting), shown above Send; empty when it can. */
+  declare blockedReason: string;
   declare attachments: string[];
   declare urlOpen: boolean;
   declare fetching: boolean;
@@ -45,6 +48,7 @@ export class LmtabChatComposer extends LitElement {
     this.placeholder = '';
     this.model = '';
     this.imagesAllowed = false;
+    this.blockedReason = '';
     this.attachments = [];
     this.urlOpen = false;
     this.fetching = false;
@@ -233,6 +237,7 @@ export class LmtabChatComposer extends LitElement {
   }
 
   private get blocked(): string {
+    if (this.blockedReason !== '') return this.blockedReason;
     if (this.attachments.length > 0 && !this.imagesAllowed) {
       return `${this.model} has no vision projector, so it cannot read images. Choose a vision model, or remove the images.`;
     }

@@ -1,12 +1,16 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { controlStyles } from './control-styles.js';
-import type { TurnStats } from './conversation.js';
+import type { TurnStats, TurnToolCall } from './conversation.js';
+import { jsonAnswerMarkdown } from './format-json-text.js';
 import { icons } from './icons.js';
 import './lmtab-markdown.js';
+import './lmtab-thinking-block.js';
+import './lmtab-tool-call-card.js';
 
 const finishText: Record<TurnStats['finishReason'], string> = {
   stop: 'finish: stop',
   length: 'finish: length (max tokens)',
+  tool_calls: 'finish: tool_calls',
   stopped: 'stopped by you',
 };
 
@@ -15,8 +19,9 @@ function formatSeconds(ms: number): string {
 }
 
 /**
- * One message of a conversation: the person's text and images, or an answer rendered as markdown
- * with its stats, error and actions. Fires `regenerate` from the last answer's button.
+ * One message of a conversation: the person's text and images, or an answer: its thinking in a
+ * collapsible block, its text as markdown (or formatted JSON when asked for as JSON), its tool
+ * calls as cards, its stats, error and actions. Fires `regenerate` from the last answer's button.
  */
 export class LmtabChatMessage extends LitElement {
   static override properties = {
@@ -24,6 +29,9 @@ export class LmtabChatMessage extends LitElement {
     content: { type: String },
     images: { attribute: false },
     model: { type: String },
+    reasoning: { type: String },
+    toolCalls: { attribute: false },
+    json: { type: Boolean },
     stats: { attribute: false },
     error: { type: String },
     streaming: { type: Boolean },
@@ -39,6 +47,12 @@ export class LmtabChatMessage extends LitElement {
   declare images: string[];
   /** The model that answered. */
   declare model: string;
+  /** The answer's thinking. */
+  declare reasoning: string;
+  /** The functions the answer called. */
+  declare toolCalls: TurnToolCall[];
+  /** Whether the answer was asked for as JSON (shown formatted). */
+  declare json: boolean;
   declare stats: TurnStats | undefined;
   /** Why the answer failed. */
   declare error: string;
@@ -54,6 +68,9 @@ export class LmtabChatMessage extends LitElement {
     this.content = '';
     this.images = [];
     this.model = '';
+    this.reasoning = '';
+    this.toolCalls = [];
+    this.json = false;
     this.error = '';
     this.streaming = false;
     this.canRegenerate = false;
@@ -157,6 +174,12 @@ export class LmtabChatMessage extends LitElement {
         font-style: italic;
         font-size: 0.9rem;
       }
+      .calls {
+        display: flex;
+        flex-direction: column;
+        gap: 0.4rem;
+        margin-top: 0.5rem;
+      }
       .error {
         display: flex;
         gap: 0.5rem;
@@ -222,17 +245,51 @@ export class LmtabChatMessage extends LitElement {
         ${images}${this.content ? html`<div class="text">${this.content}</div>` : nothing}
       </div>`;
     }
-    const waiting = this.streaming && this.content === '';
+    const calls = this.toolCalls;
+    const waiting =
+      this.streaming && this.content === '' && this.reasoning === '' && calls.length === 0;
+    const text = this.json && this.content !== '' ? jsonAnswerMarkdown(this.content) : this.content;
     return html`<div class="turn">
       <div class="who">${icons.chip} ${this.model === '' ? 'Assistant' : this.model}</div>
+      ${
+        this.reasoning === ''
+          ? nothing
+          : html`<lmtab-thinking-block
+              .text=${this.reasoning}
+              ?thinking=${this.streaming && this.content === '' && calls.length === 0}
+            ></lmtab-thinking-block>`
+      }
       ${
         waiting
           ? html`<span class="typing" role="status" aria-label="Generating">
               <span></span><span></span><span></span>
             </span>`
-          : this.content.trim() === '' && !this.streaming && !this.error
-            ? html`<p class="muted empty">This answer has no visible text.</p>`
-            : html`<lmtab-markdown .text=${this.content}></lmtab-markdown>`
+          : this.content.trim() === '' && calls.length === 0 && !this.streaming && !this.error
+            ? html`<p class="muted empty">
+                ${
+                  this.reasoning === ''
+                    ? 'This answer has no visible text.'
+                    : 'The model gave no answer after its thoughts.'
+                }
+              </p>`
+            : this.content === ''
+              ? nothing
+              : html`<lmtab-markdown .text=${text}></lmtab-markdown>`
+      }
+      ${
+        calls.length === 0
+          ? nothing
+          : html`<div class="calls" aria-label="Tool calls">
+              ${calls.map(
+                (call, i) =>
+                  html`<lmtab-tool-call-card
+                    .name=${call.name}
+                    .args=${call.arguments}
+                    .result=${call.result}
+                    ?streaming=${this.streaming && i === calls.length - 1}
+                  ></lmtab-tool-call-card>`,
+              )}
+            </div>`
       }
       ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
       ${

@@ -1,98 +1,18 @@
 import { LitElement, css, html, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
-import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
+import { defaultChatSettings, type ChatSettings, type ToolChoiceSetting } from './chat-settings.js';
+import { checkJsonSchemaText, checkToolsText } from './check-json-settings.js';
 import { controlStyles } from './control-styles.js';
+import {
+  fields,
+  formatStop,
+  optionalFields,
+  parseStop,
+  type NumberField,
+  type OptionalField,
+} from './chat-setting-fields.js';
 import { icons } from './icons.js';
-
-/** A numeric sampling setting shown with a slider and an exact field. */
-interface NumberField {
-  key: 'temperature' | 'topP' | 'topK' | 'repeatPenalty';
-  label: string;
-  hint: string;
-  min: number;
-  max: number;
-  step: number;
-  /** Whether a slider accompanies the field (the field itself may go past its end). */
-  slider: boolean;
-  /** Largest value the API accepts, when there is one. */
-  limit?: number;
-  /** Whether only whole numbers make sense. */
-  integer?: boolean;
-}
-
-const fields: NumberField[] = [
-  {
-    key: 'temperature',
-    label: 'Temperature',
-    hint: 'Randomness; 0 always picks the likeliest token.',
-    min: 0,
-    max: 2,
-    step: 0.05,
-    slider: true,
-  },
-  {
-    key: 'topP',
-    label: 'Top P',
-    hint: 'Samples from the smallest set of tokens whose probability adds up to P.',
-    min: 0,
-    max: 1,
-    step: 0.01,
-    slider: true,
-    limit: 1,
-  },
-  {
-    key: 'topK',
-    label: 'Top K',
-    hint: 'Samples from the K likeliest tokens; 0 turns it off.',
-    min: 0,
-    max: 200,
-    step: 1,
-    slider: false,
-    integer: true,
-  },
-  {
-    key: 'repeatPenalty',
-    label: 'Repeat penalty',
-    hint: 'Above 1 discourages repeating recent tokens; 1 turns it off.',
-    min: 0,
-    max: 2,
-    step: 0.05,
-    slider: true,
-  },
-];
-
-/** A whole-number setting that may be left empty (`null`): the engine then decides. */
-interface OptionalField {
-  key: 'maxTokens' | 'seed';
-  id: string;
-  label: string;
-  placeholder: string;
-  hint: string;
-  min: number;
-  max: number;
-}
-
-const optionalFields: OptionalField[] = [
-  {
-    key: 'maxTokens',
-    id: 'max-tokens',
-    label: 'Max tokens',
-    placeholder: 'No limit',
-    hint: 'Longest answer in tokens; empty leaves it to the context length.',
-    min: 1,
-    max: Number.MAX_SAFE_INTEGER,
-  },
-  {
-    key: 'seed',
-    id: 'seed',
-    label: 'Seed',
-    placeholder: 'Random',
-    hint: 'The same seed, settings and conversation give the same answer; empty draws a new one each time.',
-    min: 0,
-    // llama.cpp's seeds are 32-bit, and 2^32 - 1 means "draw one".
-    max: 2 ** 32 - 2,
-  },
-];
+import './lmtab-json-editor.js';
 
 /** A setting's label and field on one row, with what goes below the row and the hint under it. */
 function fieldFrame(
@@ -112,22 +32,12 @@ function fieldFrame(
   </div>`;
 }
 
-/** Reads the stop strings box: one per line, with `\n` and `\t` standing for newline and tab. */
-function parseStop(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => line.replace(/\\n/g, '\n').replace(/\\t/g, '\t'));
-}
-
-function formatStop(stop: string[]): string {
-  return stop.map((s) => s.replace(/\n/g, '\\n').replace(/\t/g, '\\t')).join('\n');
-}
-
 /**
- * The Chat tab's settings sidebar: system prompt and sampling (`temperature`, `max_tokens`,
- * `top_p`, `top_k`, `repeat_penalty`, `stop`, `seed`) with a reset to the defaults. Fires
- * `settings-change` with the whole new `{settings}` on every committed edit.
+ * The Chat tab's settings sidebar: system prompt, sampling (`temperature`, `max_tokens`, `top_p`,
+ * `top_k`, `repeat_penalty`, `stop`, `seed`) with a reset to the defaults, Structured output (a
+ * JSON Schema sent as `response_format`) and Tools (function definitions sent as `tools`). Fires
+ * `settings-change` with the whole new `{settings, final}`: `final` is false while a JSON editor is
+ * being typed in (show it, keep it unsaved) and true on every committed edit.
  */
 export class LmtabChatSettings extends LitElement {
   static override properties = {
@@ -202,13 +112,24 @@ export class LmtabChatSettings extends LitElement {
         align-items: center;
         justify-content: space-between;
       }
+      .switch {
+        display: flex;
+        align-items: center;
+        gap: 0.5rem;
+        cursor: pointer;
+      }
+      .switch input {
+        width: 1.05rem;
+        height: 1.05rem;
+        accent-color: var(--lm-accent);
+      }
     `,
   ];
 
-  private change(patch: Partial<ChatSettings>) {
+  private change(patch: Partial<ChatSettings>, final = true) {
     this.dispatchEvent(
       new CustomEvent('settings-change', {
-        detail: { settings: { ...this.settings, ...patch } },
+        detail: { settings: { ...this.settings, ...patch }, final },
         bubbles: true,
         composed: true,
       }),
@@ -279,6 +200,29 @@ export class LmtabChatSettings extends LitElement {
     );
   }
 
+  private toggle(
+    id: string,
+    label: string,
+    hint: string,
+    checked: boolean,
+    set: (on: boolean) => void,
+  ) {
+    return html`<div class="field">
+      <label class="switch" for="field-${id}">
+        <input
+          id="field-${id}"
+          type="checkbox"
+          role="switch"
+          aria-describedby="field-${id}-hint"
+          .checked=${live(checked)}
+          @change=${(e: Event) => set((e.target as HTMLInputElement).checked)}
+        />
+        ${label}
+      </label>
+      <span class="hint" id="field-${id}-hint">${hint}</span>
+    </div>`;
+  }
+
   override render() {
     const s = this.settings;
     return html`
@@ -298,7 +242,21 @@ export class LmtabChatSettings extends LitElement {
           <button
             class="ghost small"
             type="button"
-            @click=${() => this.change({ ...defaultChatSettings, systemPrompt: s.systemPrompt })}
+            @click=${() => {
+              // Only sampling resets: the prompt, schema and tools are the person's own writing.
+              const {
+                systemPrompt,
+                structuredOutput,
+                jsonSchema,
+                toolsEnabled,
+                tools,
+                toolChoice,
+              } = s;
+              this.change({
+                ...defaultChatSettings,
+                ...{ systemPrompt, structuredOutput, jsonSchema, toolsEnabled, tools, toolChoice },
+              });
+            }}
           >
             ${icons.refresh} Reset to defaults
           </button>
@@ -320,6 +278,68 @@ export class LmtabChatSettings extends LitElement {
             One per line; the answer ends before the first one. Write \\n for a newline.
           </span>
         </div>
+      </section>
+      <section class="section" aria-labelledby="structured-heading">
+        <h2 id="structured-heading">Output format</h2>
+        ${this.toggle(
+          'structured-output',
+          'Structured output',
+          'Answers are JSON valid against this JSON Schema (sent as response_format json_schema).',
+          s.structuredOutput,
+          (on) => this.change({ structuredOutput: on }),
+        )}
+        ${
+          s.structuredOutput
+            ? html`<lmtab-json-editor
+                label="JSON Schema"
+                valid="Valid JSON Schema"
+                .value=${s.jsonSchema}
+                .check=${checkJsonSchemaText}
+                @json-edit=${(e: CustomEvent<{ text: string; final: boolean }>) =>
+                  this.change({ jsonSchema: e.detail.text }, e.detail.final)}
+              ></lmtab-json-editor>`
+            : null
+        }
+      </section>
+      <section class="section" aria-labelledby="tools-heading">
+        <h2 id="tools-heading">Tools</h2>
+        ${this.toggle(
+          'tools',
+          'Offer tools',
+          'The model may call these functions (OpenAI tools); you type what each call returned.',
+          s.toolsEnabled,
+          (on) => this.change({ toolsEnabled: on }),
+        )}
+        ${
+          s.toolsEnabled
+            ? html`${fieldFrame(
+                  'field-tool-choice',
+                  'Tool choice',
+                  'auto lets the model choose; required makes it call one; none forbids calls.',
+                  html`<select
+                    id="field-tool-choice"
+                    aria-describedby="field-tool-choice-hint"
+                    .value=${live(s.toolChoice)}
+                    @change=${(e: Event) =>
+                      this.change({
+                        toolChoice: (e.target as HTMLSelectElement).value as ToolChoiceSetting,
+                      })}
+                  >
+                    <option value="auto">auto</option>
+                    <option value="required">required</option>
+                    <option value="none">none</option>
+                  </select>`,
+                )}
+                <lmtab-json-editor
+                  label="Tool definitions"
+                  valid="Valid tool list"
+                  .value=${s.tools}
+                  .check=${checkToolsText}
+                  @json-edit=${(e: CustomEvent<{ text: string; final: boolean }>) =>
+                    this.change({ tools: e.detail.text }, e.detail.final)}
+                ></lmtab-json-editor>`
+            : null
+        }
       </section>
     `;
   }

@@ -1,29 +1,26 @@
-import { LitElement, css, html, nothing } from 'lit';
+import { LitElement, html, nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ModelRecord } from '../store/index.js';
-import { buildChatRequest } from './build-chat-request.js';
+import { answerStats } from './answer-stats.js';
+import type { AnswerSoFar } from './apply-chat-chunk.js';
+import { chatViewStyles } from './chat-view-styles.js';
+import { buildChatRequest, settingsProblem, type ChatRequestBody } from './build-chat-request.js';
 import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
 import { controlStyles } from './control-styles.js';
-import type { ChatTurn, Conversation, TurnStats } from './conversation.js';
+import type { ChatTurn, Conversation, TurnToolCall } from './conversation.js';
 import type { ConversationStore } from './conversation-store.js';
 import { fetchEngineStatus } from './fetch-engine-status.js';
 import { icons } from './icons.js';
 import type { LmtabChatComposer } from './lmtab-chat-composer.js';
 import type { ModelLoad } from './lmtab-model-picker.js';
 import { readApiError } from './read-api-error.js';
-import { readSse } from './read-sse.js';
+import { streamChatAnswer } from './stream-chat-answer.js';
 import './lmtab-chat-composer.js';
 import './lmtab-chat-message.js';
 import './lmtab-chat-settings.js';
 import './lmtab-conversation-list.js';
 import './lmtab-model-picker.js';
-
-/** The `chat.completion.chunk` fields the Chat tab reads. */
-interface ChatChunk {
-  choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
-  error?: { message: string };
-}
+import './lmtab-tool-results.js';
 
 const newTitle = 'New chat';
 /** Seconds between checks of which models the engine holds, while the tab shows. */
@@ -45,6 +42,23 @@ function preferredModel(models: ModelRecord[]): string {
 const settingsOverlay = () => !(globalThis.matchMedia?.('(min-width: 1100px)').matches ?? true);
 /** Whether the chats list is a drawer (phones). */
 const chatsOverlay = () => globalThis.matchMedia?.('(max-width: 759px)').matches ?? false;
+
+/** The turn fields an answer so far fills (fresh objects, so the elements see the change). */
+function answerFields(answer: AnswerSoFar): Pick<ChatTurn, 'content' | 'reasoning' | 'toolCalls'> {
+  const calls = answer.toolCalls.filter((c) => c !== undefined).map((c) => ({ ...c }));
+  return {
+    content: answer.content,
+    ...(answer.reasoning === '' ? {} : { reasoning: answer.reasoning }),
+    ...(calls.length === 0 ? {} : { toolCalls: calls }),
+  };
+}
+
+/** The calls of the last answer that still wait for the person to type their results. */
+function pendingCalls(conversation: Conversation | undefined): TurnToolCall[] {
+  const last = conversation?.turns.at(-1);
+  if (last?.role !== 'assistant' || last.error !== undefined) return [];
+  return (last.toolCalls ?? []).filter((c) => c.result === undefined);
+}
 
 function titleFrom(text: string): string {
   const line = text.split('\n')[0]!.trim();
@@ -118,220 +132,7 @@ export class LmtabChatView extends LitElement {
     });
   }
 
-  static override styles = [
-    controlStyles,
-    css`
-      :host {
-        display: grid;
-        grid-template-columns: 16rem minmax(0, 1fr) auto;
-        height: 100%;
-        min-height: 0;
-        position: relative;
-        overflow: hidden;
-      }
-      .chats {
-        display: flex;
-        flex-direction: column;
-        min-height: 0;
-        border-right: 1px solid var(--lm-border);
-        background: var(--lm-surface);
-      }
-      .chats lmtab-conversation-list {
-        flex: 1;
-      }
-      .settings {
-        width: 20rem;
-        display: flex;
-        flex-direction: column;
-        min-height: 0;
-        border-left: 1px solid var(--lm-border);
-        background: var(--lm-surface);
-      }
-      .settings[hidden] {
-        display: none;
-      }
-      .panel-head {
-        display: flex;
-        align-items: center;
-        justify-content: space-between;
-        padding: 0.6rem 0.75rem 0 1rem;
-      }
-      .panel-head h2 {
-        font-size: 0.95rem;
-      }
-      lmtab-chat-settings {
-        flex: 1;
-        min-height: 0;
-      }
-      .main {
-        position: relative;
-        display: flex;
-        flex-direction: column;
-        min-width: 0;
-        min-height: 0;
-      }
-      .top {
-        display: flex;
-        align-items: center;
-        gap: 0.5rem;
-        padding: 0.6rem 1rem;
-        border-bottom: 1px solid var(--lm-border);
-        background: var(--lm-surface);
-        min-height: 3.4rem;
-      }
-      .top lmtab-model-picker {
-        flex: 1;
-      }
-      .only-narrow {
-        display: none;
-      }
-      .log {
-        flex: 1;
-        overflow-y: auto;
-        min-height: 0;
-        scroll-behavior: smooth;
-      }
-      .thread {
-        display: flex;
-        flex-direction: column;
-        gap: 1.4rem;
-        max-width: 50rem;
-        margin: 0 auto;
-        padding: 1.5rem 1.25rem 1rem;
-      }
-      .compose {
-        padding: 0 1.25rem 0.9rem;
-        max-width: 52.5rem;
-        width: 100%;
-        margin: 0 auto;
-      }
-      .empty {
-        margin: auto;
-        max-width: 28rem;
-        padding: 3rem 1.5rem;
-        text-align: center;
-      }
-      .empty .mark {
-        display: inline-flex;
-        padding: 0.8rem;
-        border-radius: 1rem;
-        background: var(--lm-accent-soft);
-        color: var(--lm-accent-on-soft);
-      }
-      .empty .mark svg {
-        width: 1.8rem;
-        height: 1.8rem;
-      }
-      .empty h2 {
-        margin: 1rem 0 0.5rem;
-        font-size: 1.2rem;
-      }
-      .empty p {
-        margin: 0 0 1.25rem;
-        color: var(--lm-muted);
-        line-height: 1.5;
-      }
-      .links {
-        display: flex;
-        gap: 0.5rem;
-        justify-content: center;
-        flex-wrap: wrap;
-      }
-      a.button {
-        display: inline-flex;
-        align-items: center;
-        gap: 0.4rem;
-        padding: 0.5rem 0.9rem;
-        border-radius: var(--lm-radius-sm);
-        border: 1px solid var(--lm-border);
-        color: inherit;
-        text-decoration: none;
-        font-size: 0.875rem;
-        font-weight: 500;
-        background: var(--lm-surface);
-      }
-      a.button.primary {
-        background: var(--lm-accent);
-        border-color: var(--lm-accent);
-        color: var(--lm-accent-text);
-      }
-      .notice {
-        margin: 0.75rem 1rem 0;
-        padding: 0.6rem 0.8rem;
-        border-radius: var(--lm-radius-sm);
-        background: var(--lm-danger-soft);
-        font-size: 0.875rem;
-      }
-      .drop {
-        position: absolute;
-        inset: 0.5rem;
-        z-index: 5;
-        display: grid;
-        place-items: center;
-        border: 2px dashed var(--lm-accent);
-        border-radius: var(--lm-radius);
-        background: color-mix(in srgb, var(--lm-bg) 85%, transparent);
-        font-weight: 600;
-        color: var(--lm-accent-on-soft);
-        pointer-events: none;
-      }
-      .scrim {
-        display: none;
-      }
-      @media (max-width: 1099px) {
-        :host {
-          grid-template-columns: 15rem minmax(0, 1fr);
-        }
-        .settings {
-          position: absolute;
-          top: 0;
-          right: 0;
-          bottom: 0;
-          z-index: 20;
-          width: min(20rem, 100%);
-          box-shadow: var(--lm-shadow);
-        }
-        .scrim.show {
-          display: block;
-          position: absolute;
-          inset: 0;
-          z-index: 15;
-          background: rgb(0 0 0 / 0.35);
-        }
-      }
-      @media (max-width: 759px) {
-        :host {
-          grid-template-columns: minmax(0, 1fr);
-        }
-        .chats {
-          display: none;
-        }
-        .chats.open {
-          display: flex;
-          position: absolute;
-          top: 0;
-          left: 0;
-          bottom: 0;
-          z-index: 20;
-          width: min(18rem, 85%);
-          box-shadow: var(--lm-shadow);
-        }
-        .only-narrow {
-          display: inline-flex;
-        }
-        .top {
-          padding: 0.5rem 0.6rem;
-          gap: 0.35rem;
-        }
-        .thread {
-          padding: 1rem 0.75rem 0.75rem;
-        }
-        .compose {
-          padding: 0 0.6rem 0.6rem;
-        }
-      }
-    `,
-  ];
+  static override styles = [controlStyles, chatViewStyles];
 
   private get current(): Conversation | undefined {
     return this.list.find((c) => c.id === this.currentId);
@@ -573,84 +374,65 @@ export class LmtabChatView extends LitElement {
     void this.generate(conversation.id);
   }
 
+  /** Gives the last answer's calls their results (in order) and asks for the next answer. */
+  private sendToolResults(results: string[]) {
+    const conversation = this.current;
+    const last = conversation?.turns.at(-1);
+    if (!conversation || !last || this.busy || !this.model) return;
+    let next = 0;
+    const toolCalls = (last.toolCalls ?? []).map((c) =>
+      c.result === undefined && next < results.length ? { ...c, result: results[next++] } : c,
+    );
+    this.stickToBottom = true;
+    this.patchTurn(conversation.id, last.id, { toolCalls }, true);
+    void this.generate(conversation.id);
+  }
+
   /** Streams the next answer of a conversation from `/v1/chat/completions`. */
   private async generate(conversationId: string) {
     const conversation = this.list.find((c) => c.id === conversationId);
     if (!conversation) return;
     const model = this.model;
+    const settings: ChatSettings = { ...defaultChatSettings, ...conversation.settings };
+    let body: ChatRequestBody;
+    try {
+      body = buildChatRequest(model, settings, conversation.turns);
+    } catch (error) {
+      this.notice = errorText(error);
+      return;
+    }
     const answer: ChatTurn = { id: crypto.randomUUID(), role: 'assistant', content: '', model };
-    const body = buildChatRequest(model, conversation.settings, conversation.turns);
+    if (body.response_format !== undefined) answer.json = true;
     this.patch(conversationId, (c) => ({ ...c, turns: [...c.turns, answer] }), false);
     this.streamingId = answer.id;
     const controller = new AbortController();
     this.controller = controller;
-    const started = performance.now();
-    let first = 0;
-    let last = 0;
-    let chunks = 0;
-    let content = '';
-    let finish: string | undefined;
-    let usage: ChatChunk['usage'];
-    let error: string | undefined;
     let frame = 0;
-    try {
-      const response = await fetch('/v1/chat/completions', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      });
-      if (!response.ok || !response.body) throw new Error(await readApiError(response));
-      for await (const chunk of readSse<ChatChunk>(response.body)) {
-        if (chunk.error) throw new Error(chunk.error.message);
-        const choice = chunk.choices?.[0];
-        const delta = choice?.delta?.content ?? '';
-        if (delta !== '') {
-          last = performance.now();
-          if (first === 0) first = last;
-          chunks += 1;
-          content += delta;
-          // One render per frame however fast tokens come: the engine needs the CPU more.
-          if (frame === 0) {
-            frame = requestAnimationFrame(() => {
-              frame = 0;
-              this.patchTurn(conversationId, answer.id, { content });
-            });
-          }
-        }
-        finish = choice?.finish_reason ?? finish;
-        usage = chunk.usage ?? usage;
-      }
-      if (finish === undefined) throw new Error('The answer ended without a finish reason.');
-    } catch (caught) {
-      if (!controller.signal.aborted) error = errorText(caught);
-    }
+    const streamed = await streamChatAnswer(body, {
+      signal: controller.signal,
+      onPiece: (so) => {
+        // One render per frame however fast tokens come: the engine needs the CPU more.
+        if (frame !== 0) return;
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          this.patchTurn(conversationId, answer.id, answerFields(so));
+        });
+      },
+    });
     cancelAnimationFrame(frame);
-    const end = performance.now();
-    const stopped = controller.signal.aborted;
-    let stats: TurnStats | undefined;
-    if (first > 0 || stopped) {
-      const tokens = usage?.completion_tokens ?? chunks;
-      const decodeSeconds = (last - first) / 1000;
-      stats = {
-        tokens,
-        promptTokens: usage?.prompt_tokens,
-        // Tokens after the first, over the time between the first and the last.
-        tokensPerSecond:
-          tokens > 1 && decodeSeconds > 0
-            ? (tokens - 1) / decodeSeconds
-            : tokens / Math.max((end - started) / 1000, 1e-3),
-        timeToFirstTokenMs: first > 0 ? first - started : end - started,
-        totalMs: end - started,
-        finishReason: stopped ? 'stopped' : finish === 'length' ? 'length' : 'stop',
-      };
-    }
+    const { error, stopped } = streamed;
+    const stats = answerStats(streamed.timing, { ...streamed.answer, stopped });
     this.patch(conversationId, (c) => ({
       ...c,
       updatedAt: Date.now(),
       turns: c.turns.map((t) =>
         t.id === answer.id
-          ? { ...t, content, ...(stats ? { stats } : {}), ...(error ? { error } : {}) }
+          ? {
+              ...t,
+              ...answerFields(streamed.answer),
+              ...(stats ? { stats } : {}),
+              ...(error === undefined ? {} : { error }),
+            }
           : t,
       ),
     }));
@@ -712,6 +494,9 @@ export class LmtabChatView extends LitElement {
             .content=${t.content}
             .images=${t.images ?? []}
             .model=${t.model ?? ''}
+            .reasoning=${t.reasoning ?? ''}
+            .toolCalls=${t.toolCalls ?? []}
+            ?json=${t.json === true}
             .stats=${t.stats}
             .error=${t.error ?? ''}
             ?streaming=${t.id === this.streamingId}
@@ -727,6 +512,7 @@ export class LmtabChatView extends LitElement {
     // Conversations saved before a setting existed take its default.
     const settings: ChatSettings = { ...defaultChatSettings, ...conversation?.settings };
     const overlay = this.chatsOpen || this.settingsOpen;
+    const pending = pendingCalls(conversation);
     return html`
       <aside class="chats ${this.chatsOpen ? 'open' : ''}" aria-label="Chats">
         <lmtab-conversation-list
@@ -817,8 +603,19 @@ export class LmtabChatView extends LitElement {
           }
         </div>
         <div class="compose">
+          ${
+            pending.length > 0 && !this.busy
+              ? html`<lmtab-tool-results
+                  .calls=${pending}
+                  ?disabled=${!this.model}
+                  @tool-results=${(e: CustomEvent<{ results: string[] }>) =>
+                    this.sendToolResults(e.detail.results)}
+                ></lmtab-tool-results>`
+              : nothing
+          }
           <lmtab-chat-composer
             ?disabled=${!this.model}
+            blocked-reason=${settingsProblem(settings)}
             ?busy=${this.busy}
             model=${this.model}
             ?images-allowed=${record?.projector !== undefined}
@@ -853,9 +650,11 @@ export class LmtabChatView extends LitElement {
         </div>
         <lmtab-chat-settings
           .settings=${settings}
-          @settings-change=${(e: CustomEvent<{ settings: ChatSettings }>) => {
+          @settings-change=${(e: CustomEvent<{ settings: ChatSettings; final: boolean }>) => {
+            // Typing in a JSON editor shows at once but is saved when the field is left.
             if (conversation) {
-              this.patch(conversation.id, (c) => ({ ...c, settings: e.detail.settings }));
+              const { settings: next, final } = e.detail;
+              this.patch(conversation.id, (c) => ({ ...c, settings: next }), final);
             }
           }}
         ></lmtab-chat-settings>

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import Ajv from 'ajv';
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -152,6 +153,55 @@ test('run ./tiny.gguf stores the file under its name and answers', async () => {
   expect(result.code).toBe(0);
   const list = await lmtab(['list']);
   expect(list.stdout).toMatch(/\ntiny\s+[0-9a-f]{12}\s+\d+ KB\s+/);
+});
+
+test('run --format answers in JSON: json, a schema file, and /set format in the chat', async () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      color: { enum: ['red', 'green', 'blue'] },
+      ok: { type: 'boolean' },
+      name: { type: 'string', maxLength: 12 },
+    },
+    required: ['color', 'ok', 'name'],
+    additionalProperties: false,
+  };
+  const validate = new Ajv().compile(schema);
+  await writeFile(join(work, 'flag.json'), JSON.stringify(schema));
+  const once = await lmtab(['run', 'tiny', '--format', '@flag.json', 'Describe a flag']);
+  expect(once.stderr).toBe('');
+  expect(once.code).toBe(0);
+  const value: unknown = JSON.parse(once.stdout);
+  expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+
+  const json = await lmtab(['run', 'tiny', '--format', 'json', 'Any JSON, please']);
+  expect(json.code).toBe(0);
+  expect(() => JSON.parse(json.stdout)).not.toThrow();
+
+  const chat = await lmtab(['run', 'tiny', '-i'], {
+    input: [
+      `/set format ${JSON.stringify(schema)}`,
+      'A flag?',
+      '/show parameters',
+      '/set noformat',
+      '/bye',
+    ].join('\n'),
+  });
+  expect(chat.code).toBe(0);
+  const set = 'Set format to a JSON Schema.\n';
+  const shown = `User defined parameters:\nformat    ${JSON.stringify(schema)}\n`;
+  expect(chat.stdout.startsWith(set)).toBe(true);
+  expect(chat.stdout).toContain(shown);
+  // The answer (JSON may hold line breaks) lies between the two.
+  const answer = chat.stdout.slice(set.length, chat.stdout.indexOf(shown));
+  expect(validate(JSON.parse(answer)), JSON.stringify(validate.errors)).toBe(true);
+  expect(chat.stdout).toContain('Disabled format.\n');
+
+  const bad = await lmtab(['run', 'tiny', '--format', 'yaml', 'Hi']);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toBe(
+    `Error: --format: expected json, a JSON Schema object such as '{"type":"object"}', or @schema.json; got "yaml".\n`,
+  );
 });
 
 test('pull shows progress, then a scripted chat sends /image and ends with /bye', async () => {

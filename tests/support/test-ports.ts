@@ -34,6 +34,8 @@ const basePorts = {
   relayPull: 21316,
   /** The streamed-upload spec's relay (2 GiB through the relay into a tab). */
   relayUpload: 21317,
+  /** tools.spec.ts: Node clients (openai, AI SDK, LangChain, ollama) through the relay. */
+  relayTools: 21319,
   pwaStatic: 21320,
   mlcHub: 21321,
   cliRelay: 21330,

@@ -12,6 +12,7 @@ export const relayPorts = {
   headless: testPorts.relayHeadless,
   cors: testPorts.relayCors,
   pull: testPorts.relayPull,
+  tools: testPorts.relayTools,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

@@ -1,3 +1,4 @@
+import { modelCapabilities } from '../../engine/index.js';
 import { formatModelfile } from '../../modelfile/index.js';
 import type { ModelRecord } from '../../store/index.js';
 import { findModel } from '../find-model.js';
@@ -32,9 +33,7 @@ export async function handleShow(context: RouteContext): Promise<Response> {
   }
   answer.details = modelDetails(record);
   answer.model_info = modelInfo(record);
-  answer.capabilities = context.engine.supportsImages(record)
-    ? ['completion', 'vision']
-    : ['completion'];
+  answer.capabilities = modelCapabilities(record, context.engine.supportsImages(record));
   answer.modified_at = new Date(record.createdAt).toISOString();
   return jsonResponse(answer);
 }
@@ -51,5 +50,6 @@ function modelInfo(record: ModelRecord): Record<string, string | number> {
   if (gguf.embeddingLength !== undefined) info[`${arch}.embedding_length`] = gguf.embeddingLength;
   if (gguf.blockCount !== undefined) info[`${arch}.block_count`] = gguf.blockCount;
   if (gguf.expertCount !== undefined) info[`${arch}.expert_count`] = gguf.expertCount;
+  if (gguf.poolingType !== undefined) info[`${arch}.pooling_type`] = gguf.poolingType;
   return info;
 }

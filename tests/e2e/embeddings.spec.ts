@@ -165,7 +165,7 @@ test.describe('embeddings in the page, through the service worker', () => {
     expect(openAiError(answers.dimensions, 'dimensions')).toContain('received 32');
     expect(answers.ownDimensions.status).toBe(200);
     expect(openAiError(answers.unknownField, null)).toContain('extra');
-    expect(openAiError(answers.badInput, 'input')).toContain('token');
+    expect(openAiError(answers.badInput, 'input[0]')).toContain('received the number 1');
     expect(answers.ollamaBad.status).toBe(400);
     expect((answers.ollamaBad.body as { error: string }).error).toContain(
       'a string or an array of strings',

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { importModel, installOpenAi, openApp } from './support/app.js';
+import { importModel, installOpenAi, openApp, openTab } from './support/app.js';
 
 /** Dimension of the tiny encoder and of the tiny LFM2 decoder. */
 const dimension = 64;
@@ -193,4 +193,27 @@ test.describe('embeddings in the page, through the service worker', () => {
       'completion',
     ]);
   });
+});
+
+test('My Models marks embedding models; the Chat picker lists them but offers only chat models', async ({
+  page,
+}) => {
+  await openApp(page);
+  const bert = await importModel(page, 'tiny-bert.gguf');
+  const chat = await importModel(page, 'tiny-lfm2.gguf');
+  // Imported last, so the newest: still not the one the Chat tab offers.
+  const decoder = await importModel(page, 'tiny-lfm2-embed.gguf');
+  await openTab(page, 'My Models');
+  const list = page.getByRole('tabpanel', { name: 'My Models' }).getByRole('list', {
+    name: 'Stored models',
+  });
+  await expect(list.locator(`[data-model="${bert}"]`)).toContainText('Embedding');
+  await expect(list.locator(`[data-model="${decoder}"]`)).toContainText('Embedding');
+  await expect(list.locator(`[data-model="${chat}"]`)).not.toContainText('Embedding');
+  await openTab(page, 'Chat');
+  const select = page.getByLabel('Model', { exact: true });
+  await expect(select).toHaveValue(chat);
+  await expect(select.locator(`option[value="${bert}"]`)).toBeDisabled();
+  await expect(select.locator(`option[value="${bert}"]`)).toContainText('embedding only');
+  await expect(select.locator(`option[value="${chat}"]`)).toBeEnabled();
 });

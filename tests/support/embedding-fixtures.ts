@@ -18,6 +18,21 @@ export const tinyBertConfig = {
   poolingType: 1,
 } as const;
 
+/** A bge-small-shaped encoder (random weights) for benchmarks: the compute of the real model. */
+export const smallBertConfig = {
+  embedding: 384,
+  blocks: 12,
+  feedForward: 1536,
+  heads: 12,
+  contextLength: 512,
+  poolingType: 2,
+} as const;
+
+/** Hyperparameters of a BERT-shaped encoder. */
+export type BertConfig = {
+  readonly [K in keyof typeof tinyBertConfig]: number;
+};
+
 /** llama.cpp's `LLAMA_POOLING_TYPE_LAST`, written into the decoder fixture. */
 export const lastPooling = 3;
 
@@ -53,8 +68,10 @@ const bool = (value: boolean): GgufValue => ({ type: 'bool', value });
 export interface TinyBertOptions {
   /** `general.name`; default `tiny-bert`. */
   name?: string;
-  /** `bert.pooling_type`; default mean (1). Omitted from the file when `null`. */
+  /** `bert.pooling_type`; default the config's. Omitted from the file when `null`. */
   poolingType?: number | null;
+  /** The shape; default {@link tinyBertConfig}. */
+  config?: BertConfig;
 }
 
 /**
@@ -62,11 +79,11 @@ export interface TinyBertOptions {
  * random weights: WordPiece vocabulary, absolute position embeddings, post-norm blocks, mean pooling.
  */
 export function tinyBertModel(options: TinyBertOptions = {}): GgufModel {
-  const { embedding: e, blocks, feedForward: f, heads, contextLength } = tinyBertConfig;
+  const config = options.config ?? tinyBertConfig;
+  const { embedding: e, blocks, feedForward: f, heads, contextLength } = config;
   const vocabulary = buildBertVocabulary();
   const v = vocabulary.tokens.length;
-  const poolingType =
-    options.poolingType === undefined ? tinyBertConfig.poolingType : options.poolingType;
+  const poolingType = options.poolingType === undefined ? config.poolingType : options.poolingType;
   const metadata: Record<string, GgufValue> = {
     'general.architecture': str('bert'),
     'general.name': str(options.name ?? 'tiny-bert'),

@@ -164,6 +164,8 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       if (error instanceof WllamaAbortError || signal?.aborted === true) {
         throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
       }
+      // An input llama.cpp refused (see refusal()) leaves the instance working.
+      if (error instanceof LmtabError) throw error;
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       current.broken = true;
@@ -208,7 +210,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
         pending.delete(ids[i]!);
         for (let cut = 0; answer.error !== undefined; cut++) {
           if (!request.truncate || cut === maxTruncations || !isOverContext(answer.error)) {
-            throw overContextOr(answer.error, current, i, request.truncate);
+            throw refusal(answer.error, current, i, request.truncate);
           }
           input = shorten(input, current.contextLength, answer.error);
           const id = await post(input);
@@ -291,14 +293,19 @@ function isOverContext(message: string): boolean {
   return /too large|exceeds the available context|context size/i.test(message);
 }
 
-function overContextOr(
+/** The error for an input llama.cpp answered with an error (its own task failed, not the engine). */
+function refusal(
   message: string,
   current: LoadedEmbedder,
   index: number,
   truncate: boolean,
 ): LmtabError {
   if (!isOverContext(message)) {
-    return new LmtabError('engine_failure', `Embedding input ${index} failed: ${message}.`);
+    // Token ids outside the vocabulary are the input's fault; anything else is the engine's.
+    const code = /token/i.test(message) ? 'invalid_request' : 'engine_failure';
+    return new LmtabError(code, `Embedding input ${index} failed: ${message}.`, {
+      ...(code === 'invalid_request' ? { param: 'input' } : {}),
+    });
   }
   const context = current.contextLength.toLocaleString('en');
   return new LmtabError(
@@ -321,8 +328,7 @@ function shorten(input: EmbedInput, contextLength: number, message: string): Emb
   const tokens = reported
     ? Number(reported[1])
     : Math.max(new TextEncoder().encode(input).length, contextLength + 1);
-  const keep = Math.floor((input.length * (contextLength * 0.95 - 2)) / Math.max(tokens, 1));
-  return Array.from(input)
-    .slice(0, Math.max(1, Math.min(keep, input.length - 1)))
-    .join('');
+  const characters = Array.from(input);
+  const keep = Math.floor((characters.length * (contextLength * 0.95 - 2)) / Math.max(tokens, 1));
+  return characters.slice(0, Math.max(1, Math.min(keep, characters.length - 1))).join('');
 }

@@ -118,6 +118,8 @@ test.describe('embeddings in the page, through the service worker', () => {
           ownDimensions: await post('/v1/embeddings', { model: bert, input: 'a', dimensions: 64 }),
           unknownField: await post('/v1/embeddings', { model: bert, input: 'a', extra: 1 }),
           badInput: await post('/v1/embeddings', { model: bert, input: [1, 'a'] }),
+          outOfVocabulary: await post('/v1/embeddings', { model: bert, input: [2, 50_000, 3] }),
+          afterRefusal: await post('/v1/embeddings', { model: bert, input: [2, 12, 3] }),
           ollamaBad: await post('/api/embed', { model: bert, input: 5 }),
           ollamaChatModel: await post('/api/embed', { model: chat, input: 'a' }),
           tooLong: await post('/v1/embeddings', { model: bert, input: 'a '.repeat(700) }),
@@ -166,6 +168,12 @@ test.describe('embeddings in the page, through the service worker', () => {
     expect(answers.ownDimensions.status).toBe(200);
     expect(openAiError(answers.unknownField, null)).toContain('extra');
     expect(openAiError(answers.badInput, 'input[0]')).toContain('received the number 1');
+    expect(openAiError(answers.outOfVocabulary, 'input')).toContain('token');
+    // A refused input leaves the instance working: the same vector as before.
+    expectSameVector(
+      (answers.afterRefusal.body as List).data[0]!.embedding,
+      tokens.data[1]!.embedding,
+    );
     expect(answers.ollamaBad.status).toBe(400);
     expect((answers.ollamaBad.body as { error: string }).error).toContain(
       'a string or an array of strings',

@@ -1,5 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
-import { importModel, installOpenAi, openApp, openTab } from './support/app.js';
+import { build } from 'esbuild';
+import { readdir, readFile } from 'node:fs/promises';
+import { fixture, importModel, installOpenAi, openApp, openTab } from './support/app.js';
 
 /** Dimension of the tiny encoder and of the tiny LFM2 decoder. */
 const dimension = 64;
@@ -224,4 +226,60 @@ test('My Models marks embedding models; the Chat picker lists them but offers on
   await expect(select.locator(`option[value="${bert}"]`)).toBeDisabled();
   await expect(select.locator(`option[value="${bert}"]`)).toContainText('embedding only');
   await expect(select.locator(`option[value="${chat}"]`)).toBeEnabled();
+});
+
+test('wllama 3.8.1 alone: createEmbedding with an array answers one vector (why lmtab posts one request per input)', async ({
+  page,
+}) => {
+  const wasm = (await readdir('dist/assets')).find((name) => /^wllama-.*\.wasm$/.test(name));
+  expect(wasm).toBeDefined();
+  const bundle = await build({
+    stdin: {
+      contents:
+        "import { Wllama } from '@wllama/wllama/esm/index.js'; window.WllamaForTest = Wllama;",
+      resolveDir: process.cwd(),
+    },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
+  await openApp(page);
+  await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+  const model = (await readFile(fixture('tiny-bert.gguf'))).toString('base64');
+  const answers = await page.evaluate(
+    async ({ wasm, model, texts }) => {
+      const Wllama = (
+        window as unknown as { WllamaForTest: typeof import('@wllama/wllama').Wllama }
+      ).WllamaForTest;
+      const bytes = Uint8Array.from(atob(model), (c) => c.charCodeAt(0));
+      const wllama = new Wllama({ default: `/assets/${wasm}` }, { suppressNativeLog: true });
+      await wllama.loadModel([new Blob([bytes])], {
+        embeddings: true,
+        pooling_type: 'mean',
+        n_ctx: 512,
+        n_threads: 1,
+      });
+      const many = await wllama.createEmbedding({ input: texts } as never);
+      const alone = [];
+      for (const text of texts) alone.push(await wllama.createEmbedding({ input: text } as never));
+      await wllama.exit();
+      return { many, alone };
+    },
+    { wasm: wasm!, model, texts },
+  );
+  type Answer = { data: { embedding: number[]; index: number }[] };
+  const many = answers.many as unknown as Answer;
+  // One vector for four inputs, numbered 0: the others are lost.
+  expect(many.data).toHaveLength(1);
+  expect(many.data[0]!.index).toBe(0);
+  const vector = many.data[0]!.embedding;
+  const distances = (answers.alone as unknown as Answer[]).map((answer) =>
+    Math.max(...answer.data[0]!.embedding.map((x, i) => Math.abs(x - vector[i]!))),
+  );
+  test.info().annotations.push({ type: 'distances', description: JSON.stringify(distances) });
+  // It is exactly one input's vector (the first one's here: the answer read last, not the last
+  // input's), so no order can be recovered from it.
+  expect(distances.filter((d) => d < 1e-4)).toHaveLength(1);
 });

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import type { Wllama } from '@wllama/wllama';
 import { build } from 'esbuild';
 import { readdir, readFile } from 'node:fs/promises';
 import { fixture, importModel, installOpenAi, openApp, openTab } from './support/app.js';
@@ -250,11 +251,9 @@ test('wllama 3.8.1 alone: createEmbedding with an array answers one vector (why 
   const model = (await readFile(fixture('tiny-bert.gguf'))).toString('base64');
   const answers = await page.evaluate(
     async ({ wasm, model, texts }) => {
-      const Wllama = (
-        window as unknown as { WllamaForTest: typeof import('@wllama/wllama').Wllama }
-      ).WllamaForTest;
+      const WllamaClass = (window as unknown as { WllamaForTest: typeof Wllama }).WllamaForTest;
       const bytes = Uint8Array.from(atob(model), (c) => c.charCodeAt(0));
-      const wllama = new Wllama({ default: `/assets/${wasm}` }, { suppressNativeLog: true });
+      const wllama = new WllamaClass({ default: `/assets/${wasm}` }, { suppressNativeLog: true });
       await wllama.loadModel([new Blob([bytes])], {
         embeddings: true,
         pooling_type: 'mean',

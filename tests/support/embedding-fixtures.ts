@@ -72,6 +72,8 @@ export interface TinyBertOptions {
   poolingType?: number | null;
   /** The shape; default {@link tinyBertConfig}. */
   config?: BertConfig;
+  /** Type of the weight matrices; default `F16` (`Q8_0` needs dimensions that are multiples of 32). */
+  type?: 'F16' | 'Q8_0';
 }
 
 /**
@@ -80,6 +82,7 @@ export interface TinyBertOptions {
  */
 export function tinyBertModel(options: TinyBertOptions = {}): GgufModel {
   const config = options.config ?? tinyBertConfig;
+  const type = options.type ?? 'F16';
   const { embedding: e, blocks, feedForward: f, heads, contextLength } = config;
   const vocabulary = buildBertVocabulary();
   const v = vocabulary.tokens.length;
@@ -87,7 +90,7 @@ export function tinyBertModel(options: TinyBertOptions = {}): GgufModel {
   const metadata: Record<string, GgufValue> = {
     'general.architecture': str('bert'),
     'general.name': str(options.name ?? 'tiny-bert'),
-    'general.file_type': u32(1),
+    'general.file_type': u32(type === 'F16' ? 1 : 7),
     'bert.context_length': u32(contextLength),
     'bert.embedding_length': u32(e),
     'bert.feed_forward_length': u32(f),
@@ -115,7 +118,7 @@ export function tinyBertModel(options: TinyBertOptions = {}): GgufModel {
   const matrix = (name: string, dims: number[]): GgufTensor => ({
     name,
     dims,
-    type: 'F16',
+    type,
     data: weights,
   });
   const vector = (name: string, n: number, value: number): GgufTensor => ({

@@ -72,8 +72,8 @@ const maxTruncations = 6;
  * embed would cost a full reload of it on the next chat turn).
  *
  * Why not `Wllama.createEmbedding`: wllama 3.8.1 posts one llama.cpp task per input of an array,
- * but its result loop keeps only the last answer (and llama.cpp's OpenAI formatter numbers every
- * answer index 0, so their order cannot be recovered). Here every input is its own request, all
+ * but its result loop keeps only the answer it reads last (measured: the first input's), and
+ * llama.cpp's OpenAI formatter numbers every answer index 0, so which input it is cannot be told. Here every input is its own request, all
  * posted before any is read: llama.cpp's server loop then packs the waiting inputs of up to
  * `parallel` slots into one batch, and each vector comes back on its own request id, in order.
  */

@@ -1,3 +1,4 @@
+import { embeddingTable } from './embeddings.js';
 import type { BenchResults, EngineRow } from './results.js';
 import type { Figure } from './stats.js';
 import { nativeFor } from './targets.js';
@@ -170,6 +171,10 @@ export function renderMarkdown(results: BenchResults): string {
     '## Concurrent clients',
     '',
     concurrencyTable(results),
+    '',
+    '## Embeddings',
+    '',
+    embeddingTable(results.embeddings),
     '',
     '## Targets',
     '',

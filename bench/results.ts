@@ -1,3 +1,4 @@
+import type { EmbeddingRow } from './embeddings.js';
 import type { RunSummary } from './add-run.js';
 import type { CapabilityCheck } from './page/bench-api.js';
 import type { Figure } from './stats.js';
@@ -102,6 +103,8 @@ export interface BenchResults {
   engines: EngineRow[];
   transport: TransportRow[];
   concurrency: ConcurrencyRow[];
+  /** Embeddings throughput (bench/embeddings.ts); absent in runs made before it existed. */
+  embeddings?: EmbeddingRow[];
   engineChoice: {
     /** node-llama-wasm against lmtab's needs, checked in the page. */
     checks: CapabilityCheck[];

@@ -12,6 +12,7 @@ import { parseJsonFile } from '../src/cloud/parse-json-file.js';
 import { createRelay } from '../src/relay/index.js';
 import packageJson from '../package.json';
 import { addRun } from './add-run.js';
+import { embeddingRows } from './embeddings.js';
 import { buildBenchPage } from './build-page.js';
 import type { ChatTurnsResult } from './chat-turns.js';
 import type { GenerateSpec } from './generate-spec.js';
@@ -626,6 +627,19 @@ async function main(): Promise<void> {
     const first = models[0]!;
     const transport = earlier ? [] : await transportRows(ctx, first, allThreads);
     const concurrency = earlier ? [] : await concurrencyRows(ctx, first, allThreads);
+    const embeddings = earlier
+      ? undefined
+      : await embeddingRows({
+          dir: join(cacheDir, 'models'),
+          relayUrl: relay.url,
+          relayConnected: ctx.relayConnected,
+          threads: allThreads,
+          runs: settings.runs,
+          native: engineNames.has('native'),
+          importModel: (id, path, bytes, writtenAt) =>
+            ensureImported(page, id, path, bytes, writtenAt),
+          log,
+        });
     let probeFailure: string | undefined;
     // An earlier run's checks stand; a run that added node-llama-wasm rows checks it too.
     const checks =
@@ -676,6 +690,7 @@ async function main(): Promise<void> {
       engines,
       transport,
       concurrency,
+      ...(embeddings ? { embeddings } : {}),
       engineChoice: {
         checks,
         verdict: checks.length ? verdict(checks, engines) : 'node-llama-wasm was skipped.',

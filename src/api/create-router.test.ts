@@ -8,13 +8,13 @@ const hi = { model: 'lfm2-350m', messages: [{ role: 'user', content: 'Hi' }] };
 describe('createRouter', () => {
   it('answers 404 for an unknown /v1 path, listing the /v1 routes', async () => {
     const { get } = routerHarness();
-    const response = await get('/v1/embeddings');
+    const response = await get('/v1/audio/speech');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
       error: {
         message:
-          'No route for GET /v1/embeddings: expected one of POST /v1/chat/completions, ' +
-          'POST /v1/completions, GET /v1/models, GET /v1/models/{id}.',
+          'No route for GET /v1/audio/speech: expected one of POST /v1/chat/completions, ' +
+          'POST /v1/completions, GET /v1/models, GET /v1/models/{id}, POST /v1/embeddings.',
         type: 'not_found_error',
         param: null,
         code: 'not_found',
@@ -24,7 +24,7 @@ describe('createRouter', () => {
 
   it('answers 404 in Ollama’s shape for /api paths lmtab does not serve', async () => {
     const { send } = routerHarness();
-    for (const path of ['/api/embed', '/api/push']) {
+    for (const path of ['/api/rerank', '/api/push']) {
       const response = await send(path, { model: 'x' });
       expect(response.status).toBe(404);
       const body = (await response.json()) as { error: string };

@@ -4,6 +4,8 @@ import { handleChat } from './ollama/handle-chat.js';
 import { handleCopy } from './ollama/handle-copy.js';
 import { handleCreate } from './ollama/handle-create.js';
 import { handleDelete } from './ollama/handle-delete.js';
+import { handleEmbed } from './ollama/handle-embed.js';
+import { handleEmbeddings as handleOllamaEmbeddings } from './ollama/handle-embeddings.js';
 import { handleEngineInfo } from './ollama/handle-engine-info.js';
 import { handleGenerate } from './ollama/handle-generate.js';
 import { handlePs } from './ollama/handle-ps.js';
@@ -13,6 +15,7 @@ import { handleTags } from './ollama/handle-tags.js';
 import { handleVersion } from './ollama/handle-version.js';
 import { handleChatCompletions } from './openai/handle-chat-completions.js';
 import { handleCompletions } from './openai/handle-completions.js';
+import { handleEmbeddings } from './openai/handle-embeddings.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import type { Route } from './route-context.js';
 
@@ -35,4 +38,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/api/ps', handler: handlePs },
   { method: 'GET', path: '/api/version', handler: handleVersion },
   { method: 'GET', path: '/api/lmtab/engine', handler: handleEngineInfo },
+  { method: 'POST', path: '/v1/embeddings', handler: handleEmbeddings },
+  { method: 'POST', path: '/api/embed', handler: handleEmbed },
+  { method: 'POST', path: '/api/embeddings', handler: handleOllamaEmbeddings },
 ];

@@ -1,6 +1,8 @@
 import { modelFormat } from '../store/index.js';
 import type { ModelFormat, ModelStore } from '../store/index.js';
+import { assertCanGenerate } from './embedding-model.js';
 import type {
+  EmbedRequest,
   Engine,
   EngineInfo,
   GenerateEvent,
@@ -46,6 +48,8 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
     request: GenerateRequest,
     generateOptions?: GenerateOptions,
   ): AsyncGenerator<GenerateEvent> {
+    const record = await options.store.get(request.model);
+    if (record) assertCanGenerate(record);
     const engine = await engineFor(request.model);
     yield* engine.generate(request, generateOptions);
   }
@@ -69,5 +73,8 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
       return engines[holding ?? 'gguf'].info();
     },
     supportsImages: (record) => engines[modelFormat(record)].supportsImages(record),
+    // Embedding models are small and load beside a chat model: no other engine is unloaded.
+    embed: async (request: EmbedRequest, embedOptions?: GenerateOptions) =>
+      engines[await formatOf(request.model)].embed(request, embedOptions),
   };
 }

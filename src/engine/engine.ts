@@ -224,6 +224,31 @@ export interface GenerateOptions {
   signal?: AbortSignal;
 }
 
+/** One input of an embedding request: text, or token ids of the model's vocabulary. */
+export type EmbedInput = string | number[];
+
+/** The internal embeddings request every protocol converts to. */
+export interface EmbedRequest {
+  /** Id of an embedding model in the store. */
+  model: string;
+  /** One vector is made per input, in this order. */
+  inputs: EmbedInput[];
+  /** Inputs longer than the context: cut to fit (true) or an `invalid_request` error (false). */
+  truncate: boolean;
+  /** Context length to load the model with (tokens); the model's training context when absent. */
+  contextLength?: number;
+}
+
+/** The vectors of one embeddings request. */
+export interface EmbedResult {
+  /** One L2-normalized vector per input, in input order. */
+  embeddings: Float32Array[];
+  /** Tokens of all inputs, as embedded (after any truncation). */
+  promptTokens: number;
+  /** Durations in milliseconds: loading the model (0 when resident), and the whole request. */
+  timings: Pick<Timings, 'loadMs' | 'totalMs'>;
+}
+
 /** Runs models from the store. Implementations: wllama (GGUF), web-llm (MLC), and a switch over both. */
 export interface Engine {
   /** Generates for one request, loading (or swapping to) its model first. */
@@ -238,6 +263,8 @@ export interface Engine {
   info(): Promise<EngineInfo>;
   /** Whether a stored model can take images (it has a projector). */
   supportsImages(record: ModelRecord): boolean;
+  /** Embeds inputs with an embedding model, loaded beside any resident chat model. */
+  embed(request: EmbedRequest, options?: GenerateOptions): Promise<EmbedResult>;
 }
 
 /** Load settings a person chooses (Developer tab); absent fields use the engine's defaults. */

@@ -13,9 +13,20 @@ export type { WebLlmEventsOptions } from './web-llm-events.js';
 export { probeCapabilities } from './capability-probe.js';
 export { confirmBackend, planBackend } from './plan-backend.js';
 export type { Capabilities } from './capability-probe.js';
+export {
+  assertCanEmbed,
+  assertCanGenerate,
+  embeddingPooling,
+  isEmbeddingOnly,
+  modelCapabilities,
+} from './embedding-model.js';
+export type { EmbeddingPooling } from './embedding-model.js';
 export type {
   ChatMessage,
   ContentPart,
+  EmbedInput,
+  EmbedRequest,
+  EmbedResult,
   Engine,
   EngineInfo,
   EngineSettings,

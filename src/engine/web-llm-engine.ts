@@ -301,5 +301,15 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     },
     info: async () => residency.resident()?.info ?? baseInfo(await capabilitiesOnce(), 0),
     supportsImages: (record) => record.source.kind === 'mlc' && record.source.vision,
+    embed: (request) => Promise.reject(cannotEmbed(request.model)),
   };
+}
+
+/** MLC models run here only as chat models (web-llm's embedding models are not in lmtab's catalog). */
+function cannotEmbed(model: string): LmtabError {
+  return new LmtabError(
+    'invalid_request',
+    `Model "${model}" cannot embed: expected a GGUF embedding model (run by wllama), received an MLC chat model (run by web-llm, which lmtab uses for chat only).`,
+    { param: 'model' },
+  );
 }

@@ -17,6 +17,7 @@ import type {
 } from './engine.js';
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
+import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
@@ -316,14 +317,25 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     }
   }
 
+  const embedder = createWllamaEmbedder({
+    store: options.store,
+    wasmUrl: options.wasmUrl,
+    plannedInfo,
+    keepAliveMs,
+    clock,
+  });
+
   return {
     generate,
+    embed: embedder.embed,
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
       describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),
-    unload: (model?: string) => residency.unload(model),
+    unload: async (model?: string) => {
+      await Promise.all([residency.unload(model), embedder.unload(model)]);
+    },
     loaded: () => {
       const current = residency.resident();
-      return current ? [describe(current)] : [];
+      return [...(current ? [describe(current)] : []), ...embedder.loaded()];
     },
     info: async () => residency.resident()?.info ?? plannedInfo(),
     supportsImages: (record) => !!record.projector,

@@ -230,6 +230,7 @@ export async function readGgufSummary(
     chatTemplate: text('tokenizer.chat_template'),
     expertCount: count(`${architecture}.expert_count`),
     projectorType: text('clip.projector_type') ?? text('clip.vision.projector_type'),
+    poolingType: count(`${architecture}.pooling_type`),
   };
   // Absent keys stay absent rather than present-but-undefined.
   for (const [key, value] of Object.entries(optional)) {

@@ -24,6 +24,8 @@ export interface GgufSummary {
   fileKind: 'model' | 'mmproj';
   /** For a projector: `clip.projector_type`. */
   projectorType?: string;
+  /** `{arch}.pooling_type` (llama.cpp: 0 none, 1 mean, 2 cls, 3 last, 4 rank): an embedding model. */
+  poolingType?: number;
 }
 
 /** One file of a model held in the store as chunks. */

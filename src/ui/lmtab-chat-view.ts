@@ -21,6 +21,7 @@ import './lmtab-chat-settings.js';
 import './lmtab-conversation-list.js';
 import './lmtab-model-picker.js';
 import './lmtab-tool-results.js';
+import { isEmbeddingOnly } from '../engine/index.js';
 
 const newTitle = 'New chat';
 /** Seconds between checks of which models the engine holds, while the tab shows. */
@@ -30,8 +31,9 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The model to offer first: the one used last, else the newest. */
-function preferredModel(models: ModelRecord[]): string {
+/** The model to offer first: the chat model used last, else the newest (never an embedding model). */
+function preferredModel(all: ModelRecord[]): string {
+  const models = all.filter((m) => !isEmbeddingOnly(m.gguf));
   const used = models
     .filter((m) => m.lastUsedAt !== undefined)
     .sort((a, b) => b.lastUsedAt! - a.lastUsedAt!);

@@ -1,4 +1,5 @@
 import { LitElement, css, html, nothing } from 'lit';
+import { isEmbeddingOnly } from '../engine/index.js';
 import type { ModelRecord } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import { icons } from './icons.js';
@@ -215,12 +216,17 @@ export class LmtabModelPicker extends LitElement {
             this.emit('model-change', (event.target as HTMLSelectElement).value)}
         >
           ${this.models.length === 0 ? html`<option value="">No models yet</option>` : nothing}
-          ${this.models.map(
-            (m) =>
-              html`<option value=${m.id} ?selected=${m.id === this.value}>
-                ${m.id}${m.projector ? ' · vision' : ''}
-              </option>`,
-          )}
+          ${this.models.map((m) => {
+            // Listed so people see why their model is not offered, but not selectable for chat.
+            const embedding = isEmbeddingOnly(m.gguf);
+            return html`<option
+              value=${m.id}
+              ?selected=${m.id === this.value}
+              ?disabled=${embedding}
+            >
+              ${m.id}${m.projector ? ' · vision' : ''}${embedding ? ' · embedding only' : ''}
+            </option>`;
+          })}
         </select>
       </span>
       ${this.renderState()}

@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
+import { isEmbeddingOnly } from '../engine/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 import { formatBytes } from '../store/index.js';
 import { controlStyles, pageStyles } from './control-styles.js';
@@ -285,6 +286,15 @@ export class LmtabModelsView extends LitElement {
           <h3>${record.id}</h3>
           <span class="badge">${g.quantization}</span>
           ${record.projector ? html`<span class="badge accent">${icons.eye} Vision</span>` : nothing}
+          ${
+            isEmbeddingOnly(g)
+              ? html`<span
+                  class="badge accent"
+                  title="Serves /v1/embeddings and /api/embed, not chat"
+                  >Embedding</span
+                >`
+              : nothing
+          }
         </div>
         <dl class="facts">
           <div>

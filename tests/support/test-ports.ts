@@ -38,6 +38,8 @@ const basePorts = {
   relayTools: 21319,
   pwaStatic: 21320,
   mlcHub: 21321,
+  /** The embeddings spec's relay. */
+  relayEmbed: 21326,
   cliRelay: 21330,
   /** Where no relay ever listens, for "no relay here" errors. */
   cliNoRelay: 21339,

@@ -1,3 +1,4 @@
+import { modelCapabilities } from '../../engine/index.js';
 import { formatModelfile } from '../../modelfile/index.js';
 import type { ModelRecord } from '../../store/index.js';
 import { findModel } from '../find-model.js';
@@ -37,21 +38,6 @@ export async function handleShow(context: RouteContext): Promise<Response> {
   return jsonResponse(answer);
 }
 
-/**
- * What Ollama clients look for before sending tools or `think`: `tools` when the GGUF's chat
- * template renders tools, `thinking` when it has thinking tags (as Ollama reads its templates).
- */
-function modelCapabilities(record: ModelRecord, vision: boolean): string[] {
-  const template = record.gguf.chatTemplate ?? '';
-  const capabilities = ['completion'];
-  if (vision) capabilities.push('vision');
-  if (/\btools\b/.test(template)) capabilities.push('tools');
-  if (template.includes('<think>') || /enable_thinking|reasoning_content/.test(template)) {
-    capabilities.push('thinking');
-  }
-  return capabilities;
-}
-
 function modelInfo(record: ModelRecord): Record<string, string | number> {
   const { gguf } = record;
   const arch = gguf.architecture;
@@ -64,5 +50,6 @@ function modelInfo(record: ModelRecord): Record<string, string | number> {
   if (gguf.embeddingLength !== undefined) info[`${arch}.embedding_length`] = gguf.embeddingLength;
   if (gguf.blockCount !== undefined) info[`${arch}.block_count`] = gguf.blockCount;
   if (gguf.expertCount !== undefined) info[`${arch}.expert_count`] = gguf.expertCount;
+  if (gguf.poolingType !== undefined) info[`${arch}.pooling_type`] = gguf.poolingType;
   return info;
 }

@@ -1,4 +1,6 @@
 import type {
+  EmbedInput,
+  EmbedRequest,
   Engine,
   EngineInfo,
   FinishReason,
@@ -25,6 +27,7 @@ export interface FakeScript {
 /** An Engine double that records what it was asked and plays a script. */
 export interface FakeEngine extends Engine {
   requests: GenerateRequest[];
+  embedRequests: EmbedRequest[];
   signals: AbortSignal[];
   loads: { model: string; options: LoadOptions | undefined }[];
   unloads: (string | undefined)[];
@@ -53,6 +56,7 @@ export function createFakeEngine(
 ): FakeEngine {
   const engine: FakeEngine = {
     requests: [],
+    embedRequests: [],
     signals: [],
     loads: [],
     unloads: [],
@@ -85,8 +89,34 @@ export function createFakeEngine(
     loaded: () => engine.resident,
     info: () => Promise.resolve(fakeEngineInfo),
     supportsImages: (record: ModelRecord) => record.projector !== undefined,
+    embed(request: EmbedRequest) {
+      engine.embedRequests.push(request);
+      return Promise.resolve({
+        embeddings: request.inputs.map(fakeVector),
+        promptTokens: request.inputs.reduce((sum, input) => sum + fakeTokens(input), 0),
+        timings: { loadMs: fakeTimings.loadMs, totalMs: fakeTimings.totalMs },
+      });
+    },
   };
   return engine;
+}
+
+/** Dimension of the fake engine's vectors. */
+export const fakeEmbeddingLength = 8;
+
+/** Tokens the fake engine counts for an input: one per word, or the ids given. */
+export function fakeTokens(input: EmbedInput): number {
+  return typeof input === 'string' ? input.split(/\s+/).filter(Boolean).length : input.length;
+}
+
+/** A deterministic unit vector per input (a hash of it spread over the dimensions). */
+export function fakeVector(input: EmbedInput): Float32Array {
+  const text = typeof input === 'string' ? input : input.join(',');
+  const vector = new Float32Array(fakeEmbeddingLength);
+  for (let i = 0; i < text.length; i++) vector[i % vector.length]! += text.charCodeAt(i) * (i + 1);
+  vector[0]! += 1;
+  const norm = Math.hypot(...vector);
+  return vector.map((x) => x / norm);
 }
 
 async function* play(request: GenerateRequest, script: FakeScript, signal: AbortSignal) {

@@ -1,0 +1,334 @@
+import { Wllama, WllamaAbortError, WllamaError } from '@wllama/wllama/esm/index.js';
+import { LmtabError, toLmtabError } from '../errors/index.js';
+import type { ModelRecord, ModelStore } from '../store/index.js';
+import { assertCanEmbed } from './embedding-model.js';
+import type {
+  EmbedInput,
+  EmbedRequest,
+  EmbedResult,
+  EngineInfo,
+  GenerateOptions,
+  LoadedModel,
+} from './engine.js';
+import { LogRing } from './log-ring.js';
+import { confirmBackend } from './plan-backend.js';
+import { createResidency, type ResidencyState } from './residency.js';
+
+/** Options of {@link createWllamaEmbedder}. */
+export interface WllamaEmbedderOptions {
+  /** Where models are read from. */
+  store: Pick<ModelStore, 'get' | 'open' | 'touch'>;
+  /** URL of wllama's `wllama.wasm`. */
+  wasmUrl: string;
+  /** The compute path to try (the chat engine's plan); WebGPU falls back to WebAssembly. */
+  plannedInfo: () => Promise<EngineInfo>;
+  /** Inputs embedded together in one llama.cpp batch (parallel slots); default 16. */
+  parallel?: number;
+  /** Context length when a request names none and the GGUF has none; default 2048. */
+  contextLength?: number;
+  /** Milliseconds an idle embedding model stays loaded. */
+  keepAliveMs: number;
+  /** Clock in epoch milliseconds. */
+  clock: () => number;
+}
+
+/** Embedding models, loaded beside the chat engine's resident model (see {@link createWllamaEmbedder}). */
+export interface WllamaEmbedder {
+  embed(request: EmbedRequest, options?: GenerateOptions): Promise<EmbedResult>;
+  /** Unloads the embedding model (any, when none is named). */
+  unload(model?: string): Promise<void>;
+  /** The resident embedding model, if any. */
+  loaded(): LoadedModel[];
+}
+
+/** The part of wllama's private worker proxy this file drives (wllama 3.8.1). */
+interface WllamaProxy {
+  wllamaAction(name: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+interface LoadedEmbedder {
+  model: string;
+  wllama: Wllama;
+  proxy: WllamaProxy;
+  sizeBytes: number;
+  contextLength: number;
+  info: EngineInfo;
+  log: LogRing;
+}
+
+/** One vector as llama-server's OpenAI-shaped embedding result carries it. */
+interface EmbeddingAnswer {
+  data?: { embedding?: number[] }[];
+  usage?: { prompt_tokens?: number };
+  message?: string;
+}
+
+/** How often an input over the context is cut shorter and tried again before giving up. */
+const maxTruncations = 6;
+
+/**
+ * Embedding instances for the wllama engine: one embedding model at a time in its own wllama
+ * worker, resident beside the chat model (embedding models are small; evicting the chat model to
+ * embed would cost a full reload of it on the next chat turn).
+ *
+ * Why not `Wllama.createEmbedding`: wllama 3.8.1 posts one llama.cpp task per input of an array,
+ * but its result loop keeps only the answer it reads last (measured: the first input's), and
+ * llama.cpp's OpenAI formatter numbers every answer index 0, so which input it is cannot be told. Here every input is its own request, all
+ * posted before any is read: llama.cpp's server loop then packs the waiting inputs of up to
+ * `parallel` slots into one batch, and each vector comes back on its own request id, in order.
+ */
+export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbedder {
+  const parallel = options.parallel ?? 16;
+  const defaultContextLength = options.contextLength ?? 2048;
+
+  async function start(record: ModelRecord, info: EngineInfo, contextLength: number) {
+    const pooling = assertCanEmbed(record);
+    const blobs = await options.store.open(record.id);
+    const log = new LogRing(200);
+    const wllama = new Wllama(
+      { default: options.wasmUrl },
+      { logger: log.logger(), allowOffline: true },
+    );
+    try {
+      await wllama.loadModel(blobs.model, {
+        embeddings: true,
+        pooling_type: pooling,
+        n_ctx: contextLength,
+        // An encoder sees a whole input in one micro-batch: both batch sizes are the context.
+        n_batch: contextLength,
+        n_ubatch: contextLength,
+        n_parallel: parallel,
+        n_threads: info.threads,
+        n_gpu_layers: info.gpuLayers,
+      });
+    } catch (error) {
+      await wllama.exit().catch(() => undefined);
+      throw new LmtabError(
+        'engine_failure',
+        `Loading embedding model ${record.id} on ${info.backend} failed: ${error instanceof Error ? error.message : String(error)}. Last engine log: ${log.tail(3)}`,
+        { cause: error },
+      );
+    }
+    const proxy = (wllama as unknown as { proxy: WllamaProxy }).proxy;
+    return { wllama, proxy, log, info: confirmBackend(info, log.lines()) };
+  }
+
+  async function loadRecord(record: ModelRecord, requested: number | undefined) {
+    assertCanEmbed(record);
+    const trained = record.gguf.contextLength;
+    const contextLength = Math.min(
+      requested ?? trained ?? defaultContextLength,
+      trained ?? Infinity,
+    );
+    const planned = await options.plannedInfo();
+    let started;
+    try {
+      started = await start(record, planned, contextLength);
+    } catch (error) {
+      if (planned.backend !== 'webgpu') throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      const cpu = { ...planned, backend: 'wasm' as const, adapter: undefined, gpuLayers: 0 };
+      started = await start(record, { ...cpu, fallbackReason: reason }, contextLength);
+    }
+    await options.store.touch(record.id);
+    return { model: record.id, sizeBytes: record.sizeBytes, contextLength, ...started };
+  }
+
+  const residency = createResidency<LoadedEmbedder>({
+    store: options.store,
+    load: loadRecord,
+    unload: (current) => current.wllama.exit(),
+    keepAliveMs: options.keepAliveMs,
+    clock: options.clock,
+  });
+
+  async function embed(request: EmbedRequest, embedOptions: GenerateOptions = {}) {
+    const { signal } = embedOptions;
+    const started = options.clock();
+    // Refuse a chat model before the residency loads anything for it.
+    const record = await options.store.get(request.model);
+    if (record) assertCanEmbed(record);
+    const { current, loadMs } = await residency.acquire(
+      request.model,
+      request.contextLength,
+      signal,
+    );
+    try {
+      const answers = await embedAll(current, request, signal);
+      return {
+        embeddings: answers.map((a) => a.vector),
+        promptTokens: answers.reduce((sum, a) => sum + a.tokens, 0),
+        timings: { loadMs, totalMs: options.clock() - started },
+      };
+    } catch (error) {
+      if (error instanceof WllamaAbortError || signal?.aborted === true) {
+        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
+      }
+      // An input llama.cpp refused (see refusal()) leaves the instance working.
+      if (error instanceof LmtabError) throw error;
+      const failure = toLmtabError(error);
+      if (failure.code !== 'engine_failure') throw failure;
+      current.broken = true;
+      throw new LmtabError(
+        'engine_failure',
+        `${failure.message}. Last engine log: ${current.log.tail(3)}`,
+        { cause: error },
+      );
+    } finally {
+      residency.release(current);
+    }
+  }
+
+  /** Posts every input, then reads each answer; an input over the context is cut and re-posted. */
+  async function embedAll(
+    current: LoadedEmbedder & ResidencyState,
+    request: EmbedRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<{ vector: Float32Array; tokens: number }[]> {
+    const pending = new Set<number>();
+    const post = async (input: EmbedInput): Promise<number> => {
+      signal?.throwIfAborted();
+      const answer = await current.proxy.wllamaAction('embedding', {
+        _name: 'embd_req',
+        data_json: JSON.stringify({ input, embd_normalize: 2 }),
+        files: [],
+      });
+      if (answer.success !== true) {
+        throw new WllamaError('Model failed to start embedding', 'inference_error');
+      }
+      const id = answer.req_id as number;
+      pending.add(id);
+      return id;
+    };
+    try {
+      const ids: number[] = [];
+      for (const input of request.inputs) ids.push(await post(input));
+      const results: { vector: Float32Array; tokens: number }[] = [];
+      for (let i = 0; i < ids.length; i++) {
+        let input = request.inputs[i]!;
+        let answer = await read(current.proxy, ids[i]!, signal);
+        pending.delete(ids[i]!);
+        for (let cut = 0; answer.error !== undefined; cut++) {
+          if (!request.truncate || cut === maxTruncations || !isOverContext(answer.error)) {
+            throw refusal(answer.error, current, i, request.truncate);
+          }
+          input = shorten(input, current.contextLength, answer.error);
+          const id = await post(input);
+          answer = await read(current.proxy, id, signal);
+          pending.delete(id);
+        }
+        results.push(answer.value);
+      }
+      return results;
+    } finally {
+      for (const id of pending) {
+        await current.proxy
+          .wllamaAction('cancel', { _name: 'cncl_req', req_id: id })
+          .catch(() => undefined);
+      }
+    }
+  }
+
+  return {
+    embed,
+    unload: (model?: string) => residency.unload(model),
+    loaded: () => {
+      const current = residency.resident();
+      if (!current) return [];
+      return [
+        {
+          model: current.model,
+          sizeBytes: current.sizeBytes,
+          contextLength: current.contextLength,
+          parallel,
+          active: current.active,
+          info: current.info,
+          expiresAt: current.expiresAt,
+        },
+      ];
+    },
+  };
+}
+
+type ReadAnswer =
+  { value: { vector: Float32Array; tokens: number }; error?: undefined } | { error: string };
+
+/** Reads one embedding request's answer from the worker, running llama.cpp's loop meanwhile. */
+async function read(
+  proxy: WllamaProxy,
+  id: number,
+  signal: AbortSignal | undefined,
+): Promise<ReadAnswer> {
+  let found: ReadAnswer | undefined;
+  for (;;) {
+    if (signal?.aborted === true) throw new WllamaAbortError();
+    const chunk = await proxy.wllamaAction('get_result', { _name: 'gres_req', req_id: id });
+    const data = typeof chunk.data_json === 'string' ? chunk.data_json : '';
+    if (data !== '' && data !== 'null') {
+      const value = JSON.parse(data) as EmbeddingAnswer;
+      if (chunk.is_error === true) found = { error: value.message ?? 'Unknown embedding error' };
+      else {
+        const vector = value.data?.[0]?.embedding;
+        if (!Array.isArray(vector)) {
+          throw new WllamaError(
+            'The engine answered an embedding without a vector',
+            'inference_error',
+          );
+        }
+        found = {
+          value: { vector: Float32Array.from(vector), tokens: value.usage?.prompt_tokens ?? 0 },
+        };
+      }
+    }
+    if (chunk.has_more !== true) break;
+  }
+  if (found === undefined) {
+    throw new WllamaError('The engine finished an embedding without an answer', 'inference_error');
+  }
+  return found;
+}
+
+/** llama.cpp's refusals of an input that does not fit the batch or the slot's context. */
+function isOverContext(message: string): boolean {
+  return /too large|exceeds the available context|context size/i.test(message);
+}
+
+/** The error for an input llama.cpp answered with an error (its own task failed, not the engine). */
+function refusal(
+  message: string,
+  current: LoadedEmbedder,
+  index: number,
+  truncate: boolean,
+): LmtabError {
+  if (!isOverContext(message)) {
+    // Token ids outside the vocabulary are the input's fault; anything else is the engine's.
+    const code = /token/i.test(message) ? 'invalid_request' : 'engine_failure';
+    return new LmtabError(code, `Embedding input ${index} failed: ${message}.`, {
+      ...(code === 'invalid_request' ? { param: 'input' } : {}),
+    });
+  }
+  const context = current.contextLength.toLocaleString('en');
+  return new LmtabError(
+    'invalid_request',
+    truncate
+      ? `Input ${index} could not be cut to fit ${current.model}'s context of ${context} tokens (${message}).`
+      : `Input ${index} is longer than ${current.model}'s context of ${context} tokens (${message}); expected an input that fits, or truncate: true to cut it.`,
+    { param: 'input' },
+  );
+}
+
+/**
+ * Cuts an input that is over the context: token ids to the context exactly; text in proportion to
+ * the token count llama.cpp reported (or its UTF-8 bytes, a bound on the count), a little under,
+ * since wllama 3.8.1 has no tokenizer call to cut at the exact token.
+ */
+function shorten(input: EmbedInput, contextLength: number, message: string): EmbedInput {
+  if (typeof input !== 'string') return input.slice(0, Math.min(input.length - 1, contextLength));
+  const reported = /(\d+) tokens?\)?/.exec(message);
+  const tokens = reported
+    ? Number(reported[1])
+    : Math.max(new TextEncoder().encode(input).length, contextLength + 1);
+  const characters = Array.from(input);
+  const keep = Math.floor((characters.length * (contextLength * 0.95 - 2)) / Math.max(tokens, 1));
+  return characters.slice(0, Math.max(1, Math.min(keep, characters.length - 1))).join('');
+}

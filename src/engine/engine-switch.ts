@@ -9,6 +9,7 @@ import type {
   LoadedModel,
   LoadOptions,
 } from './engine.js';
+import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** Options of {@link createEngineSwitch}. */
 export interface EngineSwitchOptions {
@@ -52,6 +53,7 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
 
   return {
     generate,
+    countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     async load(model: string, loadOptions?: LoadOptions): Promise<LoadedModel> {
       return (await engineFor(model)).load(model, loadOptions);
     },

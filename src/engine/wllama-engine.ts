@@ -23,6 +23,7 @@ import { confirmBackend, planBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
 import { unsafeByteTokens, VALID_UTF8_GRAMMAR } from './utf8-guard.js';
+import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -312,6 +313,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
 
   return {
     generate,
+    countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
       describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),
     unload: (model?: string) => residency.unload(model),

@@ -9,7 +9,7 @@ import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './en
 import type { EngineSettings } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';
-import { createIdbModelStore, downloadModel } from './store/index.js';
+import { createIdbModelStore, createIdbResponseStore, downloadModel } from './store/index.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -59,7 +59,13 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
           headers: (url) => hubHeadersFor(url, hubSettings),
         }),
     };
-    handler = createRouter({ engine, store, hub, version: message.version }).handle;
+    handler = createRouter({
+      engine,
+      store,
+      responses: createIdbResponseStore(),
+      hub,
+      version: message.version,
+    }).handle;
     for (const port of pending.splice(0)) servePort(port, handler, self.location.origin);
   } else if (message.type === 'connect' && event.ports[0]) {
     if (handler) servePort(event.ports[0], handler, self.location.origin);

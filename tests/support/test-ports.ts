@@ -32,6 +32,7 @@ const basePorts = {
   relayCors: 21314,
   relayUnit: 21315,
   relayPull: 21316,
+  relayProtocols: 21317,
   pwaStatic: 21320,
   mlcHub: 21321,
   cliRelay: 21330,

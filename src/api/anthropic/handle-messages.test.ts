@@ -62,7 +62,10 @@ describe('POST /v1/messages', () => {
       top_p: 0.9,
       top_k: 40,
       metadata: { user_id: 'u1' },
-    });
+      output_config: { format: { type: 'json_schema', schema: { type: 'object' } } },
+      cache_control: { type: 'ephemeral' },
+      // The SDK's types leave out the sampling fields the API still takes.
+    } as Anthropic.MessageCreateParamsNonStreaming);
     expect(message).toEqual({
       id: expect.stringMatching(/^msg_[0-9a-f]{24}$/) as unknown,
       type: 'message',
@@ -88,6 +91,7 @@ describe('POST /v1/messages', () => {
         ],
       },
       sampling: { maxTokens: 64, temperature: 0.2, topP: 0.9, topK: 40 },
+      format: { type: 'json', schema: { type: 'object' } },
     });
   });
 

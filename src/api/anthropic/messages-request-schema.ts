@@ -96,17 +96,30 @@ const thinkingSchema = z.discriminatedUnion(
     // The budget is bounded by max_tokens, which covers thinking and answer together.
     z.strictObject({ type: z.literal('enabled'), budget_tokens: z.int().min(1) }),
     z.strictObject({ type: z.literal('disabled') }),
+    z.strictObject({ type: z.literal('adaptive') }),
   ],
-  { error: 'a thinking setting of type "enabled" or "disabled"' },
+  { error: 'a thinking setting of type "enabled", "disabled" or "adaptive"' },
 );
 
 const systemSchema = z.union([z.string(), z.array(textBlockSchema)], {
   error: 'a string or an array of text blocks',
 });
 
+const outputConfigSchema = z.strictObject({
+  format: z
+    .strictObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) })
+    .nullish(),
+});
+
 /** The prompt fields shared by `/v1/messages` and `/v1/messages/count_tokens`. */
 const promptShape = {
   model: z.string(),
+  output_config: outputConfigSchema.optional(),
+  // Prompt caching is automatic here (the engine reuses the longest cached prefix).
+  cache_control: z
+    .strictObject({ type: z.literal('ephemeral'), ttl: z.string().optional() })
+    .nullish(),
+  speed: z.literal('standard', { error: '"standard"' }).nullish(),
   messages: z.array(messageSchema).min(1),
   system: systemSchema.optional(),
   tools: z.array(toolSchema).optional(),

@@ -80,7 +80,13 @@ export async function anthropicPromptToGenerate(
       request.parallelToolCalls = !choice.disable_parallel_tool_use;
     }
   }
-  if (wire.thinking !== undefined) request.thinking = wire.thinking.type === 'enabled';
+  // Adaptive thinking leaves it to the model, as the template's default does.
+  if (wire.thinking !== undefined && wire.thinking.type !== 'adaptive') {
+    request.thinking = wire.thinking.type === 'enabled';
+  }
+  const format = wire.output_config?.format;
+  if (format !== undefined && format !== null)
+    request.format = { type: 'json', schema: format.schema };
   return request;
 }
 

@@ -1,3 +1,4 @@
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import OpenAI, { NotFoundError, BadRequestError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { LmtabError } from '../../errors/index.js';
@@ -170,7 +171,7 @@ describe('POST /v1/responses', () => {
       model: 'lfm2-350m',
       input: [
         { role: 'user', content: 'Weather in Oslo?' },
-        ...first.output,
+        ...(first.output as ResponseInputItem[]),
         { type: 'function_call_output', call_id: 'call_1', output: 'Sunny, 21 C' },
       ],
     });
@@ -222,7 +223,7 @@ describe('POST /v1/responses', () => {
       input: 'Hi',
       store: false,
     });
-    expect(response.store).toBe(false);
+    expect(response).toMatchObject({ store: false });
     await expect(openai.responses.retrieve(response.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 

@@ -125,6 +125,9 @@ export const responsesRequestSchema = z.strictObject({
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
+  prompt_cache_retention: z
+    .literal('in_memory', { error: '"in_memory" (the prompt cache lives in the tab)' })
+    .nullish(),
   service_tier: z.enum(['auto', 'default']).nullish(),
   truncation: z.literal('disabled', { error: '"disabled" (lmtab never drops input)' }).nullish(),
 });

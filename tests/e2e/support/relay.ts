@@ -12,6 +12,7 @@ export const relayPorts = {
   headless: testPorts.relayHeadless,
   cors: testPorts.relayCors,
   pull: testPorts.relayPull,
+  protocols: testPorts.relayProtocols,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

@@ -1,6 +1,5 @@
 import { LmtabError } from '../../errors/index.js';
 import type { ChatMessage } from '../../engine/index.js';
-import type { ResponseStore } from '../../store/index.js';
 import { assertAcceptsImages } from '../assert-accepts-images.js';
 import { customizeRequest } from '../customize-request.js';
 import { findModel } from '../find-model.js';

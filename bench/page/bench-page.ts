@@ -90,7 +90,7 @@ async function direct(spec: GenerateSpec): Promise<StreamTiming> {
   let done: Extract<GenerateEvent, { type: 'done' }> | undefined;
   await call<null>({ op: 'generate', request: toRequest(spec) }, (event) => {
     if (event.type === 'token') clock.piece(event.text);
-    else done = event;
+    else if (event.type === 'done') done = event;
   });
   if (!done) throw new Error('the engine ended without a done event');
   return clock.finish(done.usage, {

@@ -35,8 +35,13 @@ export function customizeRequest(
   const { input } = request;
   if (input.kind !== 'chat') return customized;
   const hasImages = input.messages.some((m) => m.content.some((p) => p.type === 'image'));
+  // The Go-template subset renders no tools, calls or tool answers: such chats keep the GGUF's own
+  // template (whose tool-call parser reads the answer), with SYSTEM and MESSAGE applied below.
+  const usesTools =
+    (request.tools?.length ?? 0) > 0 ||
+    input.messages.some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
   const { template } = customization;
-  if (template !== undefined && !hasImages) {
+  if (template !== undefined && !hasImages && !usesTools) {
     const clock = options.clock ?? Date.now;
     const prompt = renderPrompt(template, {
       messages: input.messages.map(toPromptMessage),
@@ -48,7 +53,7 @@ export function customizeRequest(
     return customized;
   }
   // wllama's raw prompts cannot carry images (it places them only through the GGUF's own chat
-  // template), so a chat with images keeps that template: only SYSTEM and MESSAGE apply here.
+  // template), so a chat with images or tools keeps that template: only SYSTEM and MESSAGE apply.
   customized.input = { kind: 'chat', messages: withHistory(input.messages, customization) };
   return customized;
 }
@@ -74,5 +79,6 @@ function withHistory(
 
 function toPromptMessage(message: ChatMessage): PromptMessage {
   const content = message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-  return { role: message.role, content };
+  // Chats with tool messages never reach the Go template (see customizeRequest).
+  return { role: message.role === 'tool' ? 'user' : message.role, content };
 }

@@ -47,3 +47,37 @@ export function unsafeByteTokens(metadata: ReadonlyMap<string, GgufMetadataValue
   });
   return ids;
 }
+
+/** GPT-2's byte-to-unicode table, reversed: the byte each printable stand-in character means. */
+function gpt2UnicodeToByte(): Map<string, number> {
+  const map = new Map<string, number>();
+  let next = 256;
+  for (let byte = 0; byte < 256; byte++) {
+    const printable =
+      (byte >= 0x21 && byte <= 0x7e) || (byte >= 0xa1 && byte <= 0xac) || byte >= 0xae;
+    map.set(String.fromCharCode(printable ? byte : next++), byte);
+  }
+  return map;
+}
+
+/**
+ * The ids of tokens whose text starts with a UTF-8 continuation byte (0x80 to 0xBF). Listed as a
+ * logprob alternative, such a token is text wllama cannot serialize (nlohmann's strict `dump()`
+ * throws, and the request fails with "Invalid typed array length"); so they are banned when
+ * logprobs are asked for, at the cost of characters that a vocabulary splits mid-sequence.
+ */
+export function continuationTokens(metadata: ReadonlyMap<string, GgufMetadataValue>): number[] {
+  const tokens = metadata.get('tokenizer.ggml.tokens');
+  if (!Array.isArray(tokens)) return [];
+  const gpt2 = metadata.get('tokenizer.ggml.model') === 'gpt2';
+  const toByte = gpt2 ? gpt2UnicodeToByte() : undefined;
+  const ids: number[] = [];
+  tokens.forEach((token, id) => {
+    if (typeof token !== 'string' || token === '') return;
+    let first: number | undefined;
+    if (toByte !== undefined) first = toByte.get(token[0]!);
+    else if (/^<0x[89AB][0-9A-F]>$/.test(token)) first = parseInt(token.slice(3, 5), 16);
+    if (first !== undefined && first >= 0x80 && first <= 0xbf) ids.push(id);
+  });
+  return ids;
+}

@@ -111,7 +111,48 @@ function webLlmMessage(
       return { role: 'assistant', content: textOf(message.content) };
     case 'user':
       return { role: 'user', content: userContent(message) };
+    case 'tool':
+      throw notSupported(`Tool messages (message ${index})`, 'messages');
   }
+}
+
+function notSupported(what: string, param: string): LmtabError {
+  return invalid(
+    `${what} are not supported by this engine (web-llm); load a GGUF model for them.`,
+    param,
+  );
+}
+
+/**
+ * What web-llm cannot do of a request, as a 400: tool calls (its function calling covers a few
+ * Hermes models, with its own prompt), log probabilities and thinking switches. JSON output it
+ * does (`response_format` with a schema).
+ */
+function assertWebLlmSupports(request: GenerateRequest): void {
+  if ((request.tools?.length ?? 0) > 0 && request.toolChoice !== 'none') {
+    throw notSupported('Tool calls', 'tools');
+  }
+  if (request.logprobs !== undefined) throw notSupported('Log probabilities', 'logprobs');
+  if (request.thinking !== undefined) throw notSupported('Thinking switches', 'thinking');
+  const input = request.input;
+  if (input.kind === 'chat') {
+    const index = input.messages.findIndex((m) => (m.toolCalls?.length ?? 0) > 0);
+    if (index >= 0) throw notSupported(`Tool calls in the history (message ${index})`, 'messages');
+  } else if (request.format !== undefined) {
+    throw notSupported('JSON output of raw completions', 'format');
+  }
+}
+
+/** web-llm's `response_format` for lmtab's output format. */
+function webLlmFormat(request: GenerateRequest) {
+  const format = request.format;
+  if (format === undefined) return {};
+  return {
+    response_format: {
+      type: 'json_object' as const,
+      ...(format.schema === undefined ? {} : { schema: JSON.stringify(format.schema) }),
+    },
+  };
 }
 
 /** lmtab's chat request as web-llm's streamed chat completion request, usage included. */
@@ -122,6 +163,7 @@ export function toWebLlmChatRequest(
   if (request.input.kind !== 'chat') {
     throw new Error('toWebLlmChatRequest takes a chat request; use toWebLlmCompletionRequest');
   }
+  assertWebLlmSupports(request);
   const { messages } = request.input;
   const last = messages.at(-1);
   if (last?.role !== 'user') {
@@ -134,6 +176,7 @@ export function toWebLlmChatRequest(
     ...webLlmSampling(request.sampling),
     model: request.model,
     messages: messages.map((message, index) => webLlmMessage(message, index, options)),
+    ...webLlmFormat(request),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -146,6 +189,7 @@ export function toWebLlmCompletionRequest(
   if (request.input.kind !== 'prompt') {
     throw new Error('toWebLlmCompletionRequest takes a prompt request; use toWebLlmChatRequest');
   }
+  assertWebLlmSupports(request);
   const images = request.input.images?.length ?? 0;
   if (images > 0) {
     throw invalid(

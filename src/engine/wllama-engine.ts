@@ -13,7 +13,6 @@ import type {
   GenerateRequest,
   LoadedModel,
   LoadOptions,
-  SamplingOptions,
   Usage,
 } from './engine.js';
 import { prepareImage } from './image-input.js';
@@ -22,7 +21,10 @@ import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
-import { unsafeByteTokens, VALID_UTF8_GRAMMAR } from './utf8-guard.js';
+import { continuationTokens, unsafeByteTokens } from './utf8-guard.js';
+import { ForcedToolCallReader } from './forced-tool-call.js';
+import { chunkEvents, type WllamaChunk } from './wllama-chunk-events.js';
+import { findToolCallStart, forcesToolCall, wllamaParams } from './wllama-params.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** Options of {@link createWllamaEngine}. */
@@ -57,33 +59,15 @@ interface LoadedWllama {
   log: LogRing;
   /** Token ids that would make the output malformed UTF-8 (see utf8-guard.ts). */
   unsafeTokens: number[];
+  /** Id of the token that opens a tool call in the model's chat format, if it has one. */
+  toolCallStart: number | undefined;
+  /** Tokens starting mid-character, banned when logprobs are asked for (see utf8-guard.ts). */
+  continuationTokens: number[];
   /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
   slots: SlotQueue;
 }
 
 type Resident = LoadedWllama & ResidencyState;
-
-/** What llama.cpp's chunks carry that lmtab reads (wllama's types lag the server's JSON). */
-interface WllamaChunk {
-  choices?: Array<{
-    delta?: { content?: string | null };
-    text?: string;
-    finish_reason?: string | null;
-  }>;
-  usage?: {
-    prompt_tokens: number;
-    completion_tokens: number;
-    prompt_tokens_details?: { cached_tokens?: number };
-  } | null;
-  timings?: {
-    /** Prompt tokens reused from the slot's cache; `prompt_n` counts only those processed. */
-    cache_n?: number;
-    prompt_n: number;
-    prompt_ms: number;
-    predicted_n: number;
-    predicted_ms: number;
-  };
-}
 
 /** Token counts of a finished answer: the whole prompt, and how much of it came from the cache. */
 function chunkUsage(last: WllamaChunk, pieces: number): Usage {
@@ -96,41 +80,28 @@ function chunkUsage(last: WllamaChunk, pieces: number): Usage {
   };
 }
 
-/** llama-server's sampling fields, as wllama forwards them. */
-function samplingParams(
-  sampling: SamplingOptions,
-  unsafeTokens: number[],
-): Record<string, unknown> {
-  const params: Record<string, unknown> = {
-    temperature: sampling.temperature,
-    top_p: sampling.topP,
-    top_k: sampling.topK,
-    min_p: sampling.minP,
-    repeat_penalty: sampling.repeatPenalty,
-    frequency_penalty: sampling.frequencyPenalty,
-    presence_penalty: sampling.presencePenalty,
-    seed: sampling.seed,
-    stop: sampling.stop,
-    max_tokens: sampling.maxTokens,
-    ignore_eos: sampling.ignoreEos,
-    // Reuse the KV cache of the longest matching prefix: later chat turns skip re-processing.
-    cache_prompt: true,
-    grammar: VALID_UTF8_GRAMMAR,
-    logit_bias: unsafeTokens.map((id) => [id, false]),
-  };
-  for (const key of Object.keys(params)) if (params[key] === undefined) delete params[key];
-  return params;
-}
-
+/** Chat messages in llama-server's OpenAI shape, tool calls and tool answers included. */
 async function wllamaMessages(messages: ChatMessage[]) {
   let imageIndex = 0;
   return Promise.all(
     messages.map(async (message) => {
+      const extra: Record<string, unknown> = {};
+      if (message.toolCalls !== undefined && message.toolCalls.length > 0) {
+        extra.tool_calls = message.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        }));
+      }
+      if (message.reasoning !== undefined) extra.reasoning_content = message.reasoning;
+      if (message.toolCallId !== undefined) extra.tool_call_id = message.toolCallId;
+      if (message.toolName !== undefined) extra.name = message.toolName;
       const onlyText = message.content.every((p) => p.type === 'text');
       if (onlyText) {
         return {
           role: message.role,
           content: message.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+          ...extra,
         };
       }
       const content = await Promise.all(
@@ -140,9 +111,30 @@ async function wllamaMessages(messages: ChatMessage[]) {
             : { type: 'image' as const, data: await prepareImage(part, imageIndex++) },
         ),
       );
-      return { role: message.role, content };
+      return { role: message.role, content, ...extra };
     }),
   );
+}
+
+/** A tool call id in OpenAI's style (`call_` and 24 hex digits). */
+function callId(): string {
+  // getRandomValues, unlike randomUUID, also works on plain-http LAN origins (no secure context).
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return 'call_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The engine's own words for a failed request: wllama reports a refused request body only as
+ * "Invalid typed array length" (it reads an error result as a buffer), while llama.cpp logged
+ * why; the last error line of the log is that reason.
+ */
+function engineReason(message: string, log: LogRing): string {
+  if (!message.includes('Invalid typed array length')) return message;
+  const line = log
+    .lines()
+    .reverse()
+    .find((l) => /error|exception|failed|invalid/i.test(l) && !l.includes('Invalid typed array'));
+  return line === undefined ? message : line.replace(/^\s*\S*(error|ERR)\S*:?\s*/i, '').trim();
 }
 
 /**
@@ -217,6 +209,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       wllama: started.wllama,
       log: started.log,
       unsafeTokens: unsafeByteTokens(metadata),
+      toolCallStart: findToolCallStart(metadata.get('tokenizer.ggml.tokens')),
+      continuationTokens: continuationTokens(metadata),
       info: started.info,
       sizeBytes: record.sizeBytes,
       contextLength,
@@ -248,28 +242,40 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     let releaseSlot: (() => void) | undefined;
     try {
       releaseSlot = await current.slots.take(signal);
-      const sampling = samplingParams(request.sampling, current.unsafeTokens);
-      const params = { ...sampling, stream: true as const, abortSignal: signal };
       const input = request.input;
+      const params = wllamaParams(request, current);
       const stream = (
         input.kind === 'chat'
           ? await current.wllama.createChatCompletion({
               ...params,
+              stream: true as const,
+              abortSignal: signal,
               messages: (await wllamaMessages(input.messages)) as never,
             })
-          : wllamaRawCompletion(current.wllama, { ...sampling, prompt: input.prompt }, { signal })
+          : wllamaRawCompletion(current.wllama, { ...params, prompt: input.prompt }, { signal })
       ) as AsyncIterable<WllamaChunk>;
       let finishReason: FinishReason = 'stop';
       let last: WllamaChunk = {};
       let tokens = 0;
+      const topLogprobs = request.logprobs?.top;
+      const calls = new Set<number>();
+      const forced = forcesToolCall(request) ? new ForcedToolCallReader(callId()) : undefined;
       for await (const chunk of stream) {
-        const choice = chunk.choices?.[0];
-        const text = choice?.delta?.content ?? choice?.text ?? '';
-        if (text) {
-          tokens += 1;
-          yield { type: 'token', text };
+        for (const event of chunkEvents(chunk, { topLogprobs })) {
+          if (event.type === 'token' && event.text !== '') tokens += 1;
+          if (forced !== undefined && event.type === 'token') {
+            yield* forced.push(event.text);
+            continue;
+          }
+          // The first piece of a call names it; llama.cpp leaves the id out for some formats.
+          if (event.type === 'tool_call' && !calls.has(event.index)) {
+            calls.add(event.index);
+            event.id ??= callId();
+          }
+          yield event;
         }
-        if (choice?.finish_reason === 'length') finishReason = 'length';
+        const reason = chunk.choices?.[0]?.finish_reason;
+        if (reason === 'length' || reason === 'tool_calls') finishReason = reason;
         if (chunk.timings || chunk.usage) last = { ...last, ...chunk };
       }
       signal?.throwIfAborted();
@@ -302,7 +308,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       }
       throw new LmtabError(
         'engine_failure',
-        `${failure.message}. Last engine log: ${current.log.tail(3)}`,
+        `${engineReason(failure.message, current.log)}. Last engine log: ${current.log.tail(3)}`,
         { cause: error },
       );
     } finally {

@@ -147,9 +147,9 @@ describe('readGgufHeader', () => {
         '512 string items of at least 8 bytes, but only 2317 bytes of the file remain.',
     );
     await expectInvalid(
-      new Blob([bytes.subarray(0, 7000)]),
+      new Blob([bytes.subarray(0, 6990)]),
       'The GGUF header is truncated: reading metadata value "tokenizer.ggml.tokens" needs 8 bytes ' +
-        'at offset 6995, but the file ends at byte 7000.',
+        'at offset 6984, but the file ends at byte 6990.',
     );
     await expectInvalid(
       new Blob([bytes.subarray(0, 30)]),

@@ -104,14 +104,74 @@ export const lfm2TokenIds = {
   image: 10,
 } as const;
 
-/** LFM2-VL's ChatML chat template: BOS, `<|im_start|>role\ncontent<|im_end|>\n` per message. */
-export const lfm2ChatTemplate =
-  "{{- bos_token -}}{%- for message in messages -%}{{- '<|im_start|>' + message['role'] + '\\n' -}}" +
-  "{%- if message['content'] is string -%}{{- message['content'] -}}{%- else -%}" +
-  "{%- for item in message['content'] -%}{%- if item['type'] == 'image' -%}{{- '<image>' -}}" +
-  "{%- elif item['type'] == 'text' -%}{{- item['text'] -}}{%- endif -%}{%- endfor -%}{%- endif -%}" +
-  "{{- '<|im_end|>\\n' -}}{%- endfor -%}" +
-  "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}";
+/**
+ * The fixtures' chat template, written by the project in LFM2's tool format: ChatML with BOS; a
+ * system turn listing the tools as JSON between `<|tool_list_start|>[` and `]<|tool_list_end|>`;
+ * an assistant's calls as `<|tool_call_start|>[name(arg=value, ...)]<|tool_call_end|>` (unlike the
+ * published LFM2.5 template, which drops `tool_calls` from the history); tool answers between
+ * `<|tool_response_start|>` and `<|tool_response_end|>`; image parts as `<image>`. With `thinking`,
+ * assistant turns carry `<think>reasoning</think>`, and the generation prompt opens `<think>` unless
+ * `enable_thinking` is false, so even random weights think.
+ * llama.cpp picks its LFM2 parser from the tool-list tokens.
+ */
+export function lfm2Template(thinking = false): string {
+  const content =
+    "{%- if message['content'] is string -%}{{- message['content'] -}}" +
+    "{%- elif message['content'] is not none -%}{%- for item in message['content'] -%}" +
+    "{%- if item['type'] == 'image' -%}{{- '<image>' -}}" +
+    "{%- elif item['type'] == 'text' -%}{{- item['text'] -}}{%- endif -%}{%- endfor -%}{%- endif -%}";
+  const calls =
+    "{%- if message['tool_calls'] -%}{{- '<|tool_call_start|>[' -}}" +
+    "{%- for call in message['tool_calls'] -%}" +
+    "{%- set fn = call['function'] if call['function'] is defined else call -%}" +
+    "{{- fn['name'] + '(' -}}" +
+    "{%- if fn['arguments'] is mapping -%}{%- for key, value in fn['arguments'].items() -%}" +
+    "{{- key + '=' + (value | tojson) -}}{%- if not loop.last -%}{{- ', ' -}}{%- endif -%}" +
+    "{%- endfor -%}{%- else -%}{{- fn['arguments'] -}}{%- endif -%}" +
+    "{{- ')' -}}{%- if not loop.last -%}{{- ', ' -}}{%- endif -%}{%- endfor -%}" +
+    "{{- ']<|tool_call_end|>' -}}{%- endif -%}";
+  const reasoning = thinking
+    ? "{%- if message['role'] == 'assistant' and message['thinking'] is defined and message['thinking'] -%}" +
+      "{{- '<think>' + message['thinking'] + '</think>' -}}{%- endif -%}"
+    : '';
+  const generation = thinking
+    ? "{{- '<|im_start|>assistant\n' -}}" +
+      "{%- if enable_thinking is not defined or enable_thinking -%}{{- '<think>' -}}{%- endif -%}"
+    : "{{- '<|im_start|>assistant\n' -}}";
+  return (
+    '{{- bos_token -}}' +
+    '{%- set ns = namespace(system=none) -%}' +
+    "{%- if messages and messages[0]['role'] == 'system' -%}" +
+    "{%- set ns.system = messages[0]['content'] -%}{%- set rest = messages[1:] -%}" +
+    '{%- else -%}{%- set rest = messages -%}{%- endif -%}' +
+    '{%- if tools -%}' +
+    "{%- set listed = 'List of tools: <|tool_list_start|>[' -%}" +
+    '{%- for tool in tools -%}' +
+    "{%- set listed = listed + (tool | tojson) + ( ', ' if not loop.last else '' ) -%}" +
+    '{%- endfor -%}' +
+    "{%- set ns.system = (ns.system + '\n' if ns.system else '') + listed + ']<|tool_list_end|>' -%}" +
+    '{%- endif -%}' +
+    "{%- if ns.system is not none -%}{{- '<|im_start|>system\n' + ns.system + '<|im_end|>\n' -}}{%- endif -%}" +
+    '{%- for message in rest -%}' +
+    "{{- '<|im_start|>' + message['role'] + '\n' -}}" +
+    reasoning +
+    "{%- if message['role'] == 'tool' -%}{{- '<|tool_response_start|>' -}}{%- endif -%}" +
+    content +
+    "{%- if message['role'] == 'tool' -%}{{- '<|tool_response_end|>' -}}{%- endif -%}" +
+    calls +
+    "{{- '<|im_end|>\n' -}}" +
+    '{%- endfor -%}' +
+    '{%- if add_generation_prompt -%}' +
+    generation +
+    '{%- endif -%}'
+  );
+}
+
+/** The chat template of the tiny fixtures (see {@link lfm2Template}). */
+export const lfm2ChatTemplate = lfm2Template();
+
+/** The chat template of the thinking fixture. */
+export const lfm2ThinkingChatTemplate = lfm2Template(true);
 
 /** GGUF token types (llama.cpp's llama_token_type). */
 const tokenType = { normal: 1, control: 3, unused: 5 } as const;
@@ -164,6 +224,14 @@ export function buildLfm2Vocabulary(size: number, fillers: Lfm2Fillers = 'unused
   for (let row = 1; row <= 6; row++) {
     for (let col = 1; col <= 6; col++) control.push(`<|img_row_${row}_col_${col}|>`);
   }
+  control.push(
+    '<|tool_call_start|>',
+    '<|tool_call_end|>',
+    '<|tool_response_start|>',
+    '<|tool_response_end|>',
+    '<think>',
+    '</think>',
+  );
   const byteChars = gpt2ByteToUnicode();
   const merges: string[] = [];
   for (const a of mergeLetters) for (const b of mergeLetters) merges.push(`${a} ${b}`);
@@ -218,6 +286,8 @@ export interface Lfm2ModelOptions {
   name?: string;
   /** What fills the vocabulary; default `unused` (see {@link buildLfm2Vocabulary}). */
   fillers?: Lfm2Fillers;
+  /** Carry the thinking chat template (LFM2.5-Thinking style); default false. */
+  thinking?: boolean;
 }
 
 /** The `lfm2` dense hybrid text model (short convolutions + attention), per GGUF-FIXTURES.md. */
@@ -225,7 +295,7 @@ export function lfm2Model(options: Lfm2ModelOptions = {}): GgufModel {
   const size = options.size ?? 'tiny';
   const type = options.type ?? 'F16';
   const name = options.name ?? (size === 'tiny' ? 'tiny-lfm2' : defaultBenchName(size, type));
-  return buildTextModel('lfm2', lfm2Configs[size], type, name, options.fillers);
+  return buildTextModel('lfm2', lfm2Configs[size], type, name, options.fillers, options.thinking);
 }
 
 /** Options of {@link lfm2MoeModel}. */
@@ -258,6 +328,7 @@ function buildTextModel(
   type: 'F16' | 'Q8_0',
   name: string,
   fillers: Lfm2Fillers = 'unused',
+  thinking = false,
 ): GgufModel {
   const { embedding: e, blocks, feedForward: f, heads, kvHeads, vocab: v } = config;
   const d = e / heads;
@@ -301,7 +372,7 @@ function buildTextModel(
     'tokenizer.ggml.eos_token_id': u32(lfm2TokenIds.imEnd),
     'tokenizer.ggml.padding_token_id': u32(lfm2TokenIds.pad),
     'tokenizer.ggml.add_bos_token': bool(false),
-    'tokenizer.chat_template': str(lfm2ChatTemplate),
+    'tokenizer.chat_template': str(thinking ? lfm2ThinkingChatTemplate : lfm2ChatTemplate),
   } satisfies Record<string, GgufValue>);
 
   const matrix = (tensorName: string, dims: number[]): GgufTensor => ({
@@ -506,6 +577,8 @@ export interface FixturePaths {
   lfm2Vl: string;
   /** `mmproj-tiny-lfm2-vl.gguf`: the vision projector. */
   mmproj: string;
+  /** `tiny-lfm2-thinking.gguf`: the text model with the thinking chat template. */
+  lfm2Thinking: string;
 }
 
 const fixtureFiles: Record<keyof FixturePaths, string> = {
@@ -513,6 +586,7 @@ const fixtureFiles: Record<keyof FixturePaths, string> = {
   lfm2moe: 'tiny-lfm2moe.gguf',
   lfm2Vl: 'tiny-lfm2-vl.gguf',
   mmproj: 'mmproj-tiny-lfm2-vl.gguf',
+  lfm2Thinking: 'tiny-lfm2-thinking.gguf',
 };
 
 /** The model behind each tiny fixture. */
@@ -520,6 +594,7 @@ export function fixtureModel(fixture: keyof FixturePaths): GgufModel {
   if (fixture === 'lfm2') return lfm2Model();
   if (fixture === 'lfm2moe') return lfm2MoeModel();
   if (fixture === 'lfm2Vl') return lfm2Model({ name: 'tiny-lfm2-vl' });
+  if (fixture === 'lfm2Thinking') return lfm2Model({ name: 'tiny-lfm2-thinking', thinking: true });
   return lfm2VlProjector();
 }
 
@@ -539,6 +614,10 @@ export const fixtureSummaries: Readonly<Record<keyof FixturePaths, GgufSummary>>
     quantization: 'F16',
     fileKind: 'mmproj',
     projectorType: 'lfm2',
+  },
+  lfm2Thinking: {
+    ...textSummary('lfm2', 'tiny-lfm2-thinking', lfm2Configs.tiny, 'F16'),
+    chatTemplate: lfm2ThinkingChatTemplate,
   },
 };
 

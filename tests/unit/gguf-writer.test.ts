@@ -161,7 +161,7 @@ describe('determinism', () => {
   it('writes byte-identical tiny fixtures for the same seed, different ones for another', () => {
     const first = encodeGguf(lfm2Model());
     expect(sha256(encodeGguf(lfm2Model()))).toBe(sha256(first));
-    expect(sha256(first)).toBe('3b8e389e97b7fb1963d36d2cb8d0b1568cea1558b19af00ca19d4070a5919944');
+    expect(sha256(first)).toBe('264b5996cf27cdd7b10d3f1164faaa2e8cad9de69982de93216b73524fbfb42e');
     expect(sha256(encodeGguf(lfm2Model(), { seed: 1 }))).not.toBe(sha256(first));
   });
 
@@ -215,30 +215,38 @@ describe('LFM2 fixtures', () => {
     expect(tokens[13]).toBe('<|img_thumbnail|>');
     expect(tokens[14]).toBe('<|img_row_1_col_1|>');
     expect(tokens[49]).toBe('<|img_row_6_col_6|>');
-    expect(tokenTypes.slice(0, 50).every((t) => t === 3)).toBe(true);
+    expect(tokens.slice(50, 56)).toEqual([
+      '<|tool_call_start|>',
+      '<|tool_call_end|>',
+      '<|tool_response_start|>',
+      '<|tool_response_end|>',
+      '<think>',
+      '</think>',
+    ]);
+    expect(tokenTypes.slice(0, 56).every((t) => t === 3)).toBe(true);
     // Bytes in GPT-2's mapping: space is 'Ġ', newline 'Ċ', printable ASCII is itself.
-    expect([tokens[50 + 0x20], tokens[50 + 0x0a], tokens[50 + 0x41], tokens[50 + 0xad]]).toEqual([
+    expect([tokens[56 + 0x20], tokens[56 + 0x0a], tokens[56 + 0x41], tokens[56 + 0xad]]).toEqual([
       'Ġ',
       'Ċ',
       'A',
       'Ń',
     ]);
-    expect(new Set(tokens.slice(50, 306)).size).toBe(256);
+    expect(new Set(tokens.slice(56, 312)).size).toBe(256);
     expect(merges[0]).toBe('e e');
-    expect(tokens[306]).toBe('ee');
-    expect(tokens[306 + merges.length - 1]).toBe(merges[merges.length - 1].replace(' ', ''));
-    expect(tokenTypes.slice(50, 306 + merges.length).every((t) => t === 1)).toBe(true);
-    expect(tokenTypes.slice(306 + merges.length).every((t) => t === 5)).toBe(true);
+    expect(tokens[312]).toBe('ee');
+    expect(tokens[312 + merges.length - 1]).toBe(merges[merges.length - 1].replace(' ', ''));
+    expect(tokenTypes.slice(56, 312 + merges.length).every((t) => t === 1)).toBe(true);
+    expect(tokenTypes.slice(312 + merges.length).every((t) => t === 5)).toBe(true);
     expect(new Set(tokens).size).toBe(512);
   });
 
   it('fills the vocabulary with space-led words, each built by one merge, when asked', () => {
     const { tokens, tokenTypes, merges } = buildLfm2Vocabulary(512, 'words');
     expect(tokens).toHaveLength(512);
-    expect(tokens.slice(450, 453)).toEqual(['Ġb', 'Ġc', 'Ġf']);
-    expect(tokens[450 + 14]).toBe('Ġbb');
+    expect(tokens.slice(456, 459)).toEqual(['Ġb', 'Ġc', 'Ġf']);
+    expect(tokens[456 + 14]).toBe('Ġbb');
     expect(merges.slice(144, 146)).toEqual(['Ġ b', 'Ġ c']);
-    expect(merges).toHaveLength(144 + 62);
+    expect(merges).toHaveLength(144 + 56);
     expect(tokenTypes.every((t) => t !== 5)).toBe(true);
     const known = new Set(tokens);
     for (const merge of merges.slice(144)) {
@@ -256,6 +264,7 @@ describe('LFM2 fixtures', () => {
       'tiny-lfm2moe.gguf',
       'tiny-lfm2-vl.gguf',
       'mmproj-tiny-lfm2-vl.gguf',
+      'tiny-lfm2-thinking.gguf',
     ]);
     const before = await stat(paths.lfm2moe);
     await writeFile(paths.lfm2, 'stale');

@@ -19,7 +19,8 @@ export function doneFields(done: Extract<GenerateEvent, { type: 'done' }>): Olla
   const ns = (ms: number) => Math.round(ms * nanosecondsPerMillisecond);
   return {
     done: true,
-    done_reason: done.finishReason,
+    // Ollama ends an answer with calls as any other: `stop`.
+    done_reason: done.finishReason === 'tool_calls' ? 'stop' : done.finishReason,
     total_duration: ns(done.timings.totalMs),
     load_duration: ns(done.timings.loadMs),
     prompt_eval_count: done.usage.promptTokens,

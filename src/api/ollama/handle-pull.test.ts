@@ -74,8 +74,8 @@ describe('POST /api/pull', () => {
     expect(progress).toContainEqual({
       status: `pulling ${model.slice(0, 12)}`,
       digest: `sha256:${model}`,
-      total: 394_944,
-      completed: 394_944,
+      total: 396_320,
+      completed: 396_320,
     });
     expect(progress.some((line) => line.digest === `sha256:${projector}`)).toBe(true);
     expect(progress.every((l) => (l.completed as number) <= (l.total as number))).toBe(true);

@@ -1,8 +1,16 @@
-import type { GenerateEvent } from '../../engine/index.js';
+import type { GenerateEvent, SampledLogprob, ToolCall } from '../../engine/index.js';
+import { LmtabError } from '../../errors/index.js';
 import type { CollectedGeneration } from '../collect-generation.js';
 import { missingDone } from '../start-generation.js';
 import { doneFields } from './done-fields.js';
-import type { ChatChunk, ChatDone, GenerateChunk, GenerateDone } from './response-types.js';
+import type {
+  ChatChunk,
+  ChatDone,
+  GenerateChunk,
+  GenerateDone,
+  OllamaLogprob,
+  OllamaToolCall,
+} from './response-types.js';
 
 /** Which Ollama endpoint an answer is for, with the model name and the clock for `created_at`. */
 export interface OllamaAnswerOptions {
@@ -14,37 +22,112 @@ export interface OllamaAnswerOptions {
 
 type Chunk = GenerateChunk | GenerateDone | ChatChunk | ChatDone;
 
+/** Parts of one chunk besides its text. */
+interface ChunkExtras {
+  thinking?: string;
+  toolCalls?: ToolCall[];
+  logprobs?: SampledLogprob[];
+}
+
 /** A whole `/api/generate` or `/api/chat` answer (`stream: false`). */
 export function encodeOllamaAnswer(
   options: OllamaAnswerOptions,
   output: CollectedGeneration,
 ): GenerateDone | ChatDone {
-  return { ...head(options, output.text), ...doneFields(output.done) } as GenerateDone | ChatDone;
+  const extras: ChunkExtras = {
+    ...(output.reasoning === '' ? {} : { thinking: output.reasoning }),
+    ...(output.toolCalls.length === 0 ? {} : { toolCalls: output.toolCalls }),
+    ...(output.logprobs === undefined ? {} : { logprobs: output.logprobs }),
+  };
+  return { ...head(options, output.text, extras), ...doneFields(output.done) } as
+    GenerateDone | ChatDone;
 }
 
-/** The NDJSON chunks of a streamed `/api/generate` or `/api/chat` answer. */
+/**
+ * The NDJSON chunks of a streamed `/api/generate` or `/api/chat` answer. Tool calls come whole, in
+ * one chunk before the last, as Ollama sends them (its clients parse each call's arguments once).
+ */
 export async function* encodeOllamaChunks(
   options: OllamaAnswerOptions,
   events: AsyncIterable<GenerateEvent>,
 ): AsyncGenerator<Chunk> {
+  const calls: ToolCall[] = [];
   for await (const event of events) {
-    if (event.type === 'token') {
-      if (event.text !== '') yield { ...head(options, event.text), done: false } as Chunk;
-      continue;
+    switch (event.type) {
+      case 'token':
+        if (event.text !== '' || event.logprobs !== undefined) {
+          const extras = event.logprobs === undefined ? {} : { logprobs: event.logprobs };
+          yield { ...head(options, event.text, extras), done: false } as Chunk;
+        }
+        continue;
+      case 'reasoning':
+        if (event.text !== '') {
+          yield { ...head(options, '', { thinking: event.text }), done: false } as Chunk;
+        }
+        continue;
+      case 'tool_call': {
+        const call = (calls[event.index] ??= { id: '', name: '', arguments: '' });
+        if (event.id !== undefined) call.id = event.id;
+        if (event.name !== undefined) call.name = event.name;
+        call.arguments += event.argumentsDelta;
+        continue;
+      }
+      case 'done': {
+        const made = calls.filter((call) => call !== undefined);
+        if (made.length > 0) {
+          yield { ...head(options, '', { toolCalls: made }), done: false } as Chunk;
+        }
+        yield { ...head(options, ''), ...doneFields(event) } as Chunk;
+        return;
+      }
     }
-    yield { ...head(options, ''), ...doneFields(event) } as Chunk;
-    return;
   }
   throw missingDone();
 }
 
-/** `model`, `created_at` and the text under the endpoint's key. */
+function toOllamaLogprobs(entries: readonly SampledLogprob[]): OllamaLogprob[] {
+  return entries.map((entry) => ({
+    token: entry.token,
+    logprob: entry.logprob,
+    bytes: entry.bytes,
+    top_logprobs: entry.top.map(({ token, logprob, bytes }) => ({ token, logprob, bytes })),
+  }));
+}
+
+function toOllamaToolCall(call: ToolCall): OllamaToolCall {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(call.arguments === '' ? '{}' : call.arguments);
+  } catch (error) {
+    throw new LmtabError(
+      'engine_failure',
+      `The model's call of ${call.name} has arguments that are not JSON: expected an object, received ${JSON.stringify(call.arguments.slice(0, 200))}.`,
+      { cause: error },
+    );
+  }
+  const args =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { value: parsed };
+  return { function: { name: call.name, arguments: args } };
+}
+
+/** `model`, `created_at`, the text under the endpoint's key, and any thinking, calls, logprobs. */
 export function head(
   options: OllamaAnswerOptions,
   text: string,
+  extras: ChunkExtras = {},
 ): Omit<GenerateChunk, 'done'> | Omit<ChatChunk, 'done'> {
   const base = { model: options.model, created_at: new Date(options.clock()).toISOString() };
-  return options.kind === 'generate'
-    ? { ...base, response: text }
-    : { ...base, message: { role: 'assistant', content: text } };
+  const logprobs =
+    extras.logprobs === undefined ? {} : { logprobs: toOllamaLogprobs(extras.logprobs) };
+  const thinking = extras.thinking === undefined ? {} : { thinking: extras.thinking };
+  if (options.kind === 'generate') return { ...base, response: text, ...thinking, ...logprobs };
+  const calls =
+    extras.toolCalls === undefined ? {} : { tool_calls: extras.toolCalls.map(toOllamaToolCall) };
+  return {
+    ...base,
+    message: { role: 'assistant', content: text, ...thinking, ...calls },
+    ...logprobs,
+  };
 }

@@ -2,7 +2,13 @@ import type { GenerateEvent } from '../../engine/index.js';
 import type { CollectedGeneration } from '../collect-generation.js';
 import { sseDone } from '../sse-encoder.js';
 import { missingDone } from '../start-generation.js';
-import type { AnswerMeta, ChatCompletion, ChatCompletionChunk } from './response-types.js';
+import type {
+  AnswerMeta,
+  ChatCompletion,
+  ChatCompletionChunk,
+  OpenAiFinishReason,
+} from './response-types.js';
+import { toChatLogprobs } from './to-openai-logprobs.js';
 import { toOpenAiUsage } from './to-openai-usage.js';
 
 /** Options of {@link encodeChatCompletionChunks}. */
@@ -16,24 +22,45 @@ export function encodeChatCompletion(
   meta: AnswerMeta,
   output: CollectedGeneration,
 ): ChatCompletion {
+  const calls = output.toolCalls;
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    // OpenAI answers a call without text with `content: null`.
+    content: calls.length > 0 && output.text === '' ? null : output.text,
+  };
+  if (output.reasoning !== '') message.reasoning_content = output.reasoning;
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  }
   return {
     ...meta,
     object: 'chat.completion',
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: output.text },
-        logprobs: null,
-        finish_reason: output.done.finishReason,
+        message,
+        logprobs: output.logprobs === undefined ? null : toChatLogprobs(output.logprobs),
+        finish_reason: finishReason(output.done.finishReason, calls.length > 0),
       },
     ],
     usage: toOpenAiUsage(output.done.usage),
   };
 }
 
+/** `tool_calls` whenever the answer holds calls, unless it was cut at the token limit. */
+function finishReason(reason: OpenAiFinishReason, called: boolean): OpenAiFinishReason {
+  return called && reason === 'stop' ? 'tool_calls' : reason;
+}
+
 /**
  * The `chat.completion.chunk` events of a streamed answer: a first chunk with the role, one per
- * token, one with `finish_reason`, the usage chunk when asked for, then {@link sseDone}.
+ * token, reasoning piece or tool-call piece (a call's id and name first, its arguments after, as
+ * OpenAI streams them), one with `finish_reason`, the usage chunk when asked for, then
+ * {@link sseDone}.
  */
 export async function* encodeChatCompletionChunks(
   meta: AnswerMeta,
@@ -44,20 +71,48 @@ export async function* encodeChatCompletionChunks(
   const usage = options.includeUsage ? { usage: null } : {};
   const chunk = (
     delta: ChatCompletionChunk['choices'][number]['delta'],
-    finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+    finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+    logprobs: ChatCompletionChunk['choices'][number]['logprobs'] = null,
   ): ChatCompletionChunk => ({
     ...meta,
     object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, delta, logprobs, finish_reason: finish }],
     ...usage,
   });
   yield chunk({ role: 'assistant', content: '' });
+  let called = false;
   for await (const event of events) {
     if (event.type === 'token') {
-      if (event.text !== '') yield chunk({ content: event.text });
+      if (event.logprobs !== undefined) {
+        yield chunk({ content: event.text }, null, toChatLogprobs(event.logprobs));
+      } else if (event.text !== '') {
+        yield chunk({ content: event.text });
+      }
       continue;
     }
-    yield chunk({}, event.finishReason);
+    if (event.type === 'reasoning') {
+      if (event.text !== '') yield chunk({ reasoning_content: event.text });
+      continue;
+    }
+    if (event.type === 'tool_call') {
+      called = true;
+      const start = event.name !== undefined || event.id !== undefined;
+      yield chunk({
+        tool_calls: [
+          {
+            index: event.index,
+            ...(event.id === undefined ? {} : { id: event.id }),
+            ...(start ? { type: 'function' as const } : {}),
+            function: {
+              ...(event.name === undefined ? {} : { name: event.name }),
+              arguments: event.argumentsDelta,
+            },
+          },
+        ],
+      });
+      continue;
+    }
+    yield chunk({}, finishReason(event.finishReason, called));
     if (options.includeUsage) {
       yield {
         ...meta,

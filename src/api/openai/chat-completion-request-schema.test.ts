@@ -69,8 +69,8 @@ describe('chatCompletionRequestSchema', () => {
       'messages',
     ],
     [
-      { ...valid, messages: [{ role: 'tool', content: 'x' }] },
-      'Invalid `messages[0].role`: expected one of "system", "developer", "user", "assistant", received the string "tool".',
+      { ...valid, messages: [{ role: 'function', content: 'x' }] },
+      'Invalid `messages[0].role`: expected one of "system", "developer", "user", "assistant", "tool", received the string "function".',
       'messages[0].role',
     ],
     [

@@ -15,20 +15,91 @@ const contentPartSchema = z.discriminatedUnion(
   { error: 'a content part of type "text" or "image_url"' },
 );
 
-const messageSchema = z.object({
-  // `developer` is what newer OpenAI SDKs send in place of `system`.
-  role: z.enum(['system', 'developer', 'user', 'assistant']),
-  content: z
-    .union([z.string(), z.array(contentPartSchema)], {
-      error: 'a string or an array of content parts',
-    })
-    .nullable(),
+const toolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string().min(1), arguments: z.string() }),
 });
+
+const messageSchema = z
+  .object({
+    // `developer` is what newer OpenAI SDKs send in place of `system`.
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+    content: z
+      .union([z.string(), z.array(contentPartSchema)], {
+        error: 'a string or an array of content parts',
+      })
+      .nullish(),
+    /** Assistant messages: the calls it made. */
+    tool_calls: z.array(toolCallSchema).nullish(),
+    /** Tool messages: the call answered. */
+    tool_call_id: z.string().nullish(),
+    /** Assistant messages of reasoning models, sent back in a history. */
+    reasoning_content: z.string().nullish(),
+  })
+  .superRefine((message, context) => {
+    // Only an assistant message (one that made tool calls) may leave its content out.
+    if (message.content === undefined && message.role !== 'assistant') {
+      context.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        path: ['content'],
+        input: undefined,
+        message: 'a string or an array of content parts',
+      });
+    }
+  });
+
+const toolSchema = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'a name of 1 to 64 letters, digits, _ or -' }),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  }),
+});
+
+const toolChoiceSchema = z.union(
+  [
+    z.enum(['auto', 'none', 'required']),
+    z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+  ],
+  { error: '"auto", "none", "required" or {"type": "function", "function": {"name": ...}}' },
+);
+
+/** `response_format` of chat and (as llama-server takes it) text completions. */
+export const responseFormatSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('text') }),
+    z.object({ type: z.literal('json_object') }),
+    z.object({
+      type: z.literal('json_schema'),
+      json_schema: z.object({
+        name: z.string().nullish(),
+        description: z.string().nullish(),
+        schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).nullish(),
+        strict: z.boolean().nullish(),
+      }),
+    }),
+  ],
+  { error: 'a response format of type "text", "json_object" or "json_schema"' },
+);
 
 /** `POST /v1/chat/completions` request body. */
 export const chatCompletionRequestSchema = samplingRequestSchema.extend({
   model: z.string(),
   messages: z.array(messageSchema).min(1),
+  tools: z.array(toolSchema).nullish(),
+  tool_choice: toolChoiceSchema.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  response_format: responseFormatSchema.nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.int().min(0).max(20).nullish(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
 });
 
 /** A validated `/v1/chat/completions` request body. */

@@ -1,4 +1,12 @@
-import type { ChatMessage, ContentPart, GenerateRequest } from '../../engine/index.js';
+import type {
+  ChatMessage,
+  ContentPart,
+  GenerateRequest,
+  OutputFormat,
+  ToolChoice,
+} from '../../engine/index.js';
+import { LmtabError } from '../../errors/index.js';
+import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
 import { decodeImage } from '../decode-image.js';
 import type {
   ChatCompletionMessage,
@@ -23,12 +31,131 @@ export async function chatRequestToGenerate(
   options: ChatRequestToGenerateOptions,
 ): Promise<GenerateRequest> {
   const messages = await Promise.all(
-    wire.messages.map(async (message, i): Promise<ChatMessage> => ({
-      role: message.role === 'developer' ? 'system' : message.role,
-      content: await toContent(message, `messages[${i}].content`, options),
-    })),
+    wire.messages.map(async (message, i) => toMessage(message, i, options)),
   );
-  return { model, input: { kind: 'chat', messages }, sampling: toSamplingOptions(wire) };
+  const request: GenerateRequest = {
+    model,
+    input: { kind: 'chat', messages },
+    sampling: toSamplingOptions(wire),
+  };
+  const tools = wire.tools ?? [];
+  tools.forEach((tool, i) => {
+    if (tool.function.parameters != null) {
+      assertEnforceableSchema(tool.function.parameters, `tools[${i}].function.parameters`);
+    }
+  });
+  if (tools.length > 0) {
+    request.tools = tools.map((tool) => ({
+      name: tool.function.name,
+      ...(tool.function.description == null ? {} : { description: tool.function.description }),
+      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
+      ...(tool.function.strict == null ? {} : { strict: tool.function.strict }),
+    }));
+  }
+  const choice = toToolChoice(wire);
+  if (choice !== undefined) request.toolChoice = choice;
+  if (wire.parallel_tool_calls != null) request.parallelToolCalls = wire.parallel_tool_calls;
+  const format = toOutputFormat(wire);
+  if (format !== undefined) request.format = format;
+  if (wire.top_logprobs != null && wire.logprobs !== true) {
+    throw new LmtabError(
+      'invalid_request',
+      `\`top_logprobs\` needs \`logprobs: true\`, received logprobs ${JSON.stringify(wire.logprobs ?? null)}.`,
+      { param: 'top_logprobs' },
+    );
+  }
+  if (wire.logprobs === true) request.logprobs = { top: wire.top_logprobs ?? 0 };
+  if (wire.reasoning_effort != null) request.thinking = wire.reasoning_effort !== 'none';
+  return request;
+}
+
+async function toMessage(
+  message: ChatCompletionMessage,
+  i: number,
+  options: ChatRequestToGenerateOptions,
+): Promise<ChatMessage> {
+  const converted: ChatMessage = {
+    role: message.role === 'developer' ? 'system' : message.role,
+    content: await toContent(message, `messages[${i}].content`, options),
+  };
+  const calls = message.tool_calls ?? [];
+  if (calls.length > 0) {
+    if (message.role !== 'assistant') {
+      throw new LmtabError(
+        'invalid_request',
+        `Only assistant messages carry \`tool_calls\`, but messages[${i}] is a ${message.role} message.`,
+        { param: `messages[${i}].tool_calls` },
+      );
+    }
+    converted.toolCalls = calls.map((call) => ({
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    }));
+  }
+  if (message.role === 'tool') {
+    if (message.tool_call_id == null) {
+      throw new LmtabError(
+        'invalid_request',
+        `Missing required field \`messages[${i}].tool_call_id\`: a tool message names the call it answers.`,
+        { param: `messages[${i}].tool_call_id` },
+      );
+    }
+    if (converted.content.some((part) => part.type !== 'text')) {
+      throw new LmtabError(
+        'invalid_request',
+        `Invalid \`messages[${i}].content\`: a tool message holds text (a string or text parts), received an image.`,
+        { param: `messages[${i}].content` },
+      );
+    }
+    converted.toolCallId = message.tool_call_id;
+  }
+  if (message.reasoning_content != null && message.role === 'assistant') {
+    converted.reasoning = message.reasoning_content;
+  }
+  return converted;
+}
+
+function toToolChoice(wire: ChatCompletionRequest): ToolChoice | undefined {
+  const choice = wire.tool_choice;
+  if (choice == null) return undefined;
+  const names = (wire.tools ?? []).map((tool) => tool.function.name);
+  if (typeof choice === 'string') {
+    if (choice === 'required' && names.length === 0) {
+      throw new LmtabError(
+        'invalid_request',
+        '`tool_choice: "required"` needs at least one tool in `tools`, received none.',
+        { param: 'tool_choice' },
+      );
+    }
+    return choice;
+  }
+  const name = choice.function.name;
+  if (!names.includes(name)) {
+    throw new LmtabError(
+      'invalid_request',
+      `Invalid \`tool_choice.function.name\`: expected one of the tools (${names.map((n) => JSON.stringify(n)).join(', ') || 'none given'}), received ${JSON.stringify(name)}.`,
+      { param: 'tool_choice.function.name' },
+    );
+  }
+  return { name };
+}
+
+function toOutputFormat(wire: ChatCompletionRequest): OutputFormat | undefined {
+  const format = wire.response_format;
+  if (format == null || format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { type: 'json' };
+  const schema = format.json_schema.schema;
+  if (schema == null || schema === true) return { type: 'json' };
+  assertEnforceableSchema(schema, 'response_format.json_schema.schema');
+  if (schema === false) {
+    throw new LmtabError(
+      'invalid_request',
+      'Invalid `response_format.json_schema.schema`: `false` admits no answer at all.',
+      { param: 'response_format.json_schema.schema' },
+    );
+  }
+  return { type: 'json', schema };
 }
 
 /** How many images a `/v1/chat/completions` body carries. */
@@ -46,7 +173,7 @@ async function toContent(
   options: ChatRequestToGenerateOptions,
 ): Promise<ContentPart[]> {
   const { content } = message;
-  if (content === null) return [];
+  if (content == null) return [];
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   return Promise.all(
     content.map(async (part, j): Promise<ContentPart> => {

@@ -17,15 +17,57 @@ export interface AnswerMeta {
 }
 
 /** OpenAI's `finish_reason` values that lmtab produces. */
-export type OpenAiFinishReason = 'stop' | 'length';
+export type OpenAiFinishReason = 'stop' | 'length' | 'tool_calls';
+
+/** One token's log probability in OpenAI's chat shape. */
+export interface OpenAiTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+}
+
+/** `choices[].logprobs` of a chat answer or chunk. */
+export interface OpenAiChatLogprobs {
+  content: (OpenAiTokenLogprob & { top_logprobs: OpenAiTokenLogprob[] })[];
+  refusal: null;
+}
+
+/** `choices[].logprobs` of a legacy text completion. */
+export interface OpenAiTextLogprobs {
+  tokens: string[];
+  token_logprobs: number[];
+  top_logprobs: Record<string, number>[];
+  /** Character offset of each token in the whole answer text. */
+  text_offset: number[];
+}
+
+/** A complete tool call in an answer. */
+export interface OpenAiToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A piece of a streamed tool call: the first piece of an index carries `id`, `type` and name. */
+export interface OpenAiToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments: string };
+}
 
 /** `chat.completion` answer. */
 export interface ChatCompletion extends AnswerMeta {
   object: 'chat.completion';
   choices: {
     index: number;
-    message: { role: 'assistant'; content: string };
-    logprobs: null;
+    message: {
+      role: 'assistant';
+      content: string | null;
+      reasoning_content?: string;
+      tool_calls?: OpenAiToolCall[];
+    };
+    logprobs: OpenAiChatLogprobs | null;
     finish_reason: OpenAiFinishReason;
   }[];
   usage: OpenAiUsage;
@@ -36,8 +78,13 @@ export interface ChatCompletionChunk extends AnswerMeta {
   object: 'chat.completion.chunk';
   choices: {
     index: number;
-    delta: { role?: 'assistant'; content?: string };
-    logprobs: null;
+    delta: {
+      role?: 'assistant';
+      content?: string;
+      reasoning_content?: string;
+      tool_calls?: OpenAiToolCallDelta[];
+    };
+    logprobs: OpenAiChatLogprobs | null;
     finish_reason: OpenAiFinishReason | null;
   }[];
   usage?: OpenAiUsage | null;
@@ -49,7 +96,7 @@ export interface TextCompletion extends AnswerMeta {
   choices: {
     index: number;
     text: string;
-    logprobs: null;
+    logprobs: OpenAiTextLogprobs | null;
     finish_reason: OpenAiFinishReason | null;
   }[];
   usage?: OpenAiUsage | null;

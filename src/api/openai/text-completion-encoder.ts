@@ -3,6 +3,7 @@ import type { CollectedGeneration } from '../collect-generation.js';
 import { sseDone } from '../sse-encoder.js';
 import { missingDone } from '../start-generation.js';
 import type { AnswerMeta, TextCompletion } from './response-types.js';
+import { toTextLogprobs } from './to-openai-logprobs.js';
 import { toOpenAiUsage } from './to-openai-usage.js';
 
 /** Options of {@link encodeTextCompletionChunks}. */
@@ -20,7 +21,12 @@ export function encodeTextCompletion(
     ...meta,
     object: 'text_completion',
     choices: [
-      { index: 0, text: output.text, logprobs: null, finish_reason: output.done.finishReason },
+      {
+        index: 0,
+        text: output.text,
+        logprobs: output.logprobs === undefined ? null : toTextLogprobs(output.logprobs),
+        finish_reason: output.done.finishReason,
+      },
     ],
     usage: toOpenAiUsage(output.done.usage),
   };
@@ -36,17 +42,29 @@ export async function* encodeTextCompletionChunks(
   options: TextChunkOptions,
 ): AsyncGenerator<TextCompletion | typeof sseDone> {
   const usage = options.includeUsage ? { usage: null } : {};
-  const chunk = (text: string, finishReason: 'stop' | 'length' | null = null): TextCompletion => ({
+  const chunk = (
+    text: string,
+    finishReason: TextCompletion['choices'][number]['finish_reason'] = null,
+    logprobs: TextCompletion['choices'][number]['logprobs'] = null,
+  ): TextCompletion => ({
     ...meta,
     object: 'text_completion',
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, text, logprobs, finish_reason: finishReason }],
     ...usage,
   });
+  let sent = 0;
   for await (const event of events) {
     if (event.type === 'token') {
-      if (event.text !== '') yield chunk(event.text);
+      if (event.logprobs !== undefined) {
+        yield chunk(event.text, null, toTextLogprobs(event.logprobs, sent));
+      } else if (event.text !== '') {
+        yield chunk(event.text);
+      }
+      sent += event.text.length;
       continue;
     }
+    // A raw prompt has no chat template, so no reasoning or tool calls to report.
+    if (event.type !== 'done') continue;
     yield chunk('', event.finishReason);
     if (options.includeUsage) {
       yield { ...meta, object: 'text_completion', choices: [], usage: toOpenAiUsage(event.usage) };

@@ -314,6 +314,22 @@ describe('POST /v1/messages', () => {
       expect(answer.error.type).toBe(type);
       expect(answer.error.message).toMatch(message);
     }
+    const choice = await send('/v1/messages', {
+      model: 'lfm2-350m',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [weatherTool],
+      tool_choice: { type: 'tool', name: 'clock' },
+    });
+    expect(choice.status).toBe(400);
+    expect(await choice.json()).toEqual({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message:
+          'Invalid `tool_choice.name`: expected one of the tools ("weather"), received "clock".',
+      },
+    });
     const wrongMethod = await send('/v1/messages', undefined, { method: 'GET' });
     expect(wrongMethod.status).toBe(405);
     expect(await wrongMethod.json()).toMatchObject({

@@ -6,6 +6,7 @@ import type {
   ToolCall,
   ToolChoice,
 } from '../../engine/index.js';
+import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
 import { decodeImage } from '../decode-image.js';
 import { normalizeStop } from '../normalize-stop.js';
 import { omitUndefined } from '../omit-undefined.js';
@@ -66,6 +67,10 @@ export async function anthropicPromptToGenerate(
     }
   }
   const request: GenerateRequest = { model, input: { kind: 'chat', messages }, sampling: {} };
+  const names = (wire.tools ?? []).map((tool) => tool.name);
+  wire.tools?.forEach((tool, i) =>
+    assertEnforceableSchema(tool.input_schema, `tools[${i}].input_schema`),
+  );
   if (wire.tools !== undefined && wire.tools.length > 0) {
     request.tools = wire.tools.map((tool) => ({
       name: tool.name,
@@ -75,7 +80,7 @@ export async function anthropicPromptToGenerate(
   }
   const choice = wire.tool_choice;
   if (choice !== undefined) {
-    request.toolChoice = toToolChoice(choice);
+    request.toolChoice = toToolChoice(choice, names);
     if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use !== undefined) {
       request.parallelToolCalls = !choice.disable_parallel_tool_use;
     }
@@ -90,15 +95,33 @@ export async function anthropicPromptToGenerate(
   return request;
 }
 
-function toToolChoice(choice: NonNullable<AnthropicPrompt['tool_choice']>): ToolChoice {
+function toToolChoice(
+  choice: NonNullable<AnthropicPrompt['tool_choice']>,
+  names: string[],
+): ToolChoice {
+  const given = names.map((n) => JSON.stringify(n)).join(', ') || 'none given';
   switch (choice.type) {
     case 'auto':
       return 'auto';
     case 'any':
+      if (names.length === 0) {
+        throw new LmtabError(
+          'invalid_request',
+          '`tool_choice` of type "any" needs at least one tool in `tools`, received none.',
+          { param: 'tool_choice' },
+        );
+      }
       return 'required';
     case 'none':
       return 'none';
     case 'tool':
+      if (!names.includes(choice.name)) {
+        throw new LmtabError(
+          'invalid_request',
+          `Invalid \`tool_choice.name\`: expected one of the tools (${given}), received ${JSON.stringify(choice.name)}.`,
+          { param: 'tool_choice.name' },
+        );
+      }
       return { name: choice.name };
   }
 }

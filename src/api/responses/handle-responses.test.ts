@@ -256,6 +256,12 @@ describe('POST /v1/responses', () => {
         'previous_response_id',
       ],
       [{ model: 'nope', input: 'Hi' }, 404, /nope/, 'model'],
+      [
+        { model: 'lfm2-350m', input: 'Hi', tool_choice: 'required' },
+        400,
+        /needs at least one tool/,
+        'tool_choice',
+      ],
     ];
     for (const [body, status, message, param] of cases) {
       const response = await send('/v1/responses', body);

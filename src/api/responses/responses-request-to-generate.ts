@@ -1,4 +1,6 @@
 import type { ChatMessage, ContentPart, GenerateRequest } from '../../engine/index.js';
+import { LmtabError } from '../../errors/index.js';
+import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
 import { decodeImage } from '../decode-image.js';
 import { omitUndefined } from '../omit-undefined.js';
 import type { ResponsesInputItem, ResponsesRequest } from './responses-request-schema.js';
@@ -45,6 +47,10 @@ export async function responsesRequestToGenerate(
       maxTokens: wire.max_output_tokens,
     }),
   };
+  const tools = wire.tools ?? [];
+  tools.forEach((tool, i) => {
+    if (tool.parameters != null) assertEnforceableSchema(tool.parameters, `tools[${i}].parameters`);
+  });
   if (wire.tools !== undefined && wire.tools !== null && wire.tools.length > 0) {
     request.tools = wire.tools.map((tool) => ({
       name: tool.name,
@@ -57,6 +63,10 @@ export async function responsesRequestToGenerate(
   }
   const choice = wire.tool_choice;
   if (choice !== undefined && choice !== null) {
+    assertChoosable(
+      choice,
+      tools.map((tool) => tool.name),
+    );
     request.toolChoice = typeof choice === 'string' ? choice : { name: choice.name };
   }
   if (wire.parallel_tool_calls !== undefined && wire.parallel_tool_calls !== null) {
@@ -64,10 +74,34 @@ export async function responsesRequestToGenerate(
   }
   const format = wire.text?.format;
   if (format?.type === 'json_object') request.format = { type: 'json' };
-  if (format?.type === 'json_schema') request.format = { type: 'json', schema: format.schema };
+  if (format?.type === 'json_schema') {
+    assertEnforceableSchema(format.schema, 'text.format.schema');
+    request.format = { type: 'json', schema: format.schema };
+  }
   const effort = wire.reasoning?.effort;
   if (effort !== undefined && effort !== null) request.thinking = effort !== 'none';
   return { request, conversation };
+}
+
+/** Refuses a choice that names no given tool, or requires a call with no tools. */
+function assertChoosable(
+  choice: NonNullable<ResponsesRequest['tool_choice']>,
+  names: string[],
+): void {
+  if (choice === 'required' && names.length === 0) {
+    throw new LmtabError(
+      'invalid_request',
+      '`tool_choice: "required"` needs at least one tool in `tools`, received none.',
+      { param: 'tool_choice' },
+    );
+  }
+  if (typeof choice !== 'string' && !names.includes(choice.name)) {
+    throw new LmtabError(
+      'invalid_request',
+      `Invalid \`tool_choice.name\`: expected one of the tools (${names.map((n) => JSON.stringify(n)).join(', ') || 'none given'}), received ${JSON.stringify(choice.name)}.`,
+      { param: 'tool_choice.name' },
+    );
+  }
 }
 
 /** How many images a `/v1/responses` body carries. */

@@ -8,16 +8,20 @@ import { importModel, installAnthropic, installOpenAi, openApp } from './support
 import { openEngineTab, relayPorts, startRelay, type EngineTab } from './support/relay.js';
 
 const model = 'tiny-lfm2';
+// Bounded values, so that even random weights finish a call or an answer within the token limit.
 const weatherParameters = {
   type: 'object',
-  properties: { city: { type: 'string', maxLength: 12 } },
-  required: ['city'],
+  properties: {
+    city: { type: 'string', enum: ['Paris', 'Oslo', 'Lima'] },
+    days: { type: 'integer', minimum: 1, maximum: 7 },
+  },
+  required: ['city', 'days'],
   additionalProperties: false,
 };
 const personSchema = {
   type: 'object',
-  properties: { name: { type: 'string', maxLength: 8 }, age: { type: 'integer' } },
-  required: ['name', 'age'],
+  properties: { ok: { type: 'boolean' }, n: { type: 'integer', minimum: 0, maximum: 99 } },
+  required: ['ok', 'n'],
   additionalProperties: false,
 };
 
@@ -118,7 +122,7 @@ test.describe('Responses and Messages APIs in the page, through the service work
           input: 'Weather in Oslo?',
           tools,
           tool_choice: 'required',
-          max_output_tokens: 40,
+          max_output_tokens: 300,
         });
         const fc = call.output.find((item) => item.type === 'function_call');
         const answer = await window.openai.responses.create({
@@ -136,7 +140,7 @@ test.describe('Responses and Messages APIs in the page, through the service work
           model,
           input: 'A person',
           text: { format: { type: 'json_schema', name: 'person', schema, strict: true } },
-          max_output_tokens: 60,
+          max_output_tokens: 300,
         });
         return { call, answer, structured: structured.output_text };
       },
@@ -174,7 +178,7 @@ test.describe('Responses and Messages APIs in the page, through the service work
         ];
         const call = await window.anthropic.messages.create({
           model,
-          max_tokens: 40,
+          max_tokens: 300,
           messages: [{ role: 'user', content: 'Weather in Oslo?' }],
           tools,
           tool_choice: { type: 'any' },
@@ -344,7 +348,7 @@ test.describe.serial('Responses and Messages APIs through the relay, with Node c
       input: 'Weather in Oslo?',
       tools,
       tool_choice: { type: 'function', name: 'weather' },
-      max_output_tokens: 40,
+      max_output_tokens: 300,
     });
     const fc = call.output.find((item) => item.type === 'function_call');
     if (fc?.type !== 'function_call') throw new Error('expected a function call');
@@ -394,7 +398,7 @@ test.describe.serial('Responses and Messages APIs through the relay, with Node c
     const call = await anthropic.messages
       .stream({
         model,
-        max_tokens: 40,
+        max_tokens: 300,
         tools,
         tool_choice: { type: 'tool', name: 'weather' },
         messages: [{ role: 'user', content: 'Weather in Oslo?' }],

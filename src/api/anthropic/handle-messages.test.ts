@@ -116,6 +116,27 @@ describe('POST /v1/messages', () => {
     expect(cut).toMatchObject({ stop_reason: 'max_tokens', stop_sequence: null });
   });
 
+  it('answers a tool call cut by max_tokens with stop_reason max_tokens, not a failure', async () => {
+    const { anthropic } = client({
+      script: () => ({
+        events: [
+          { type: 'tool_call', index: 0, id: 'toolu_1', name: 'weather', argumentsDelta: '{"ci' },
+        ],
+        finishReason: 'length',
+      }),
+    });
+    const message = await anthropic.messages.create({
+      model: 'lfm2-350m',
+      max_tokens: 2,
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'Weather?' }],
+    });
+    expect(message).toMatchObject({
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }],
+      stop_reason: 'max_tokens',
+    });
+  });
+
   it('streams Anthropic’s events, which the SDK’s MessageStream accumulates', async () => {
     const { anthropic } = client();
     const stream = anthropic.messages.stream({

@@ -89,11 +89,13 @@ export async function* encodeMessageEvents(
   const toolArguments: string[] = [];
   const index = () => message.content.length - 1;
 
-  function* close(): Generator<AnthropicStreamEvent> {
+  /** @param cut the answer ended at the token limit, so a call's arguments may be unfinished */
+  function* close(cut = false): Generator<AnthropicStreamEvent> {
     if (open === undefined) return;
     const block = message.content[index()]!;
-    if (block.type === 'tool_use')
-      block.input = parseArguments(toolArguments[index()] ?? '', block.name);
+    if (block.type === 'tool_use') {
+      block.input = parseArguments(toolArguments[index()] ?? '', block.name, cut);
+    }
     open = undefined;
     yield { event: 'content_block_stop', data: { type: 'content_block_stop', index: index() } };
   }
@@ -150,7 +152,7 @@ export async function* encodeMessageEvents(
         break;
       }
       case 'done': {
-        yield* close();
+        yield* close(event.finishReason === 'length');
         message.stop_reason = stopReason(event);
         message.stop_sequence = event.finishReason === 'stop' ? (event.stopSequence ?? null) : null;
         message.usage = toAnthropicUsage(event.usage);
@@ -193,11 +195,14 @@ function stopReason(done: Extract<GenerateEvent, { type: 'done' }>): StopReason 
   return done.stopSequence === undefined ? 'end_turn' : 'stop_sequence';
 }
 
-function parseArguments(text: string, name: string): unknown {
+function parseArguments(text: string, name: string, cut: boolean): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
+    // Cut by max_tokens: stop_reason says so, and the streamed input_json_delta pieces hold the
+    // unfinished text; the whole answer carries an empty input rather than failing.
+    if (cut) return {};
     throw new LmtabError(
       'engine_failure',
       `The model called ${name} with arguments that are not JSON: expected a JSON object, received ${JSON.stringify(text.slice(0, 200))}.`,

@@ -32,7 +32,8 @@ const weatherCall = (request: GenerateRequest) =>
           { type: 'tool_call' as const, index: 0, argumentsDelta: '{"city":' },
           { type: 'tool_call' as const, index: 0, argumentsDelta: '"Oslo"}' },
         ],
-        finishReason: 'tool_calls' as const,
+        // As llama.cpp ends a forced call: finish reason `stop`, the call made.
+        finishReason: 'stop' as const,
       };
 
 const weatherTool = {

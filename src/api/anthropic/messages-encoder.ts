@@ -153,7 +153,10 @@ export async function* encodeMessageEvents(
       }
       case 'done': {
         yield* close(event.finishReason === 'length');
-        message.stop_reason = stopReason(event);
+        message.stop_reason = stopReason(
+          event,
+          message.content.some((block) => block.type === 'tool_use'),
+        );
         message.stop_sequence = event.finishReason === 'stop' ? (event.stopSequence ?? null) : null;
         message.usage = toAnthropicUsage(event.usage);
         yield {
@@ -189,8 +192,10 @@ export function formatAnthropicEvent(event: AnthropicStreamEvent): string {
   return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
 
-function stopReason(done: Extract<GenerateEvent, { type: 'done' }>): StopReason {
+/** @param called the answer holds tool calls (a forced call may end with finish reason `stop`) */
+function stopReason(done: Extract<GenerateEvent, { type: 'done' }>, called: boolean): StopReason {
   if (done.finishReason === 'tool_calls') return 'tool_use';
+  if (called && done.finishReason === 'stop') return 'tool_use';
   if (done.finishReason === 'length') return 'max_tokens';
   return done.stopSequence === undefined ? 'end_turn' : 'stop_sequence';
 }

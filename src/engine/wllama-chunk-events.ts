@@ -1,11 +1,16 @@
 import type { GenerateEvent, SampledLogprob, TokenLogprob } from './engine.js';
 
-/** One token's log probability as llama-server writes it. */
+/**
+ * One token's log probability as llama-server writes it: `logprob` and `top_logprobs`, or, with
+ * `post_sampling_probs`, `prob` and `top_probs`.
+ */
 interface WireLogprob {
   token?: string;
   logprob?: number;
+  prob?: number;
   bytes?: number[] | null;
   top_logprobs?: WireLogprob[];
+  top_probs?: WireLogprob[];
 }
 
 /** What llama-server's streamed chunks carry that lmtab reads (wllama's types lag the server's JSON). */
@@ -43,7 +48,7 @@ function toTokenLogprob(wire: WireLogprob): TokenLogprob {
   const token = wire.token ?? '';
   return {
     token,
-    logprob: wire.logprob ?? 0,
+    logprob: wire.logprob ?? Math.log(wire.prob ?? 0),
     bytes: wire.bytes ?? [...new TextEncoder().encode(token)],
   };
 }
@@ -52,7 +57,7 @@ function toTokenLogprob(wire: WireLogprob): TokenLogprob {
 export function toSampledLogprobs(entries: readonly WireLogprob[], top: number): SampledLogprob[] {
   return entries.map((entry) => ({
     ...toTokenLogprob(entry),
-    top: (entry.top_logprobs ?? []).slice(0, top).map(toTokenLogprob),
+    top: (entry.top_logprobs ?? entry.top_probs ?? []).slice(0, top).map(toTokenLogprob),
   }));
 }
 

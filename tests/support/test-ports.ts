@@ -32,7 +32,10 @@ const basePorts = {
   relayCors: 21314,
   relayUnit: 21315,
   relayPull: 21316,
-  relayProtocols: 21317,
+  /** tools.spec.ts: Node clients (openai, AI SDK, LangChain, ollama) through the relay. */
+  relayTools: 21317,
+  /** responses-messages.spec.ts: the openai and Anthropic clients through the relay. */
+  relayProtocols: 21318,
   pwaStatic: 21320,
   mlcHub: 21321,
   cliRelay: 21330,

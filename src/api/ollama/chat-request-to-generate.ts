@@ -1,7 +1,9 @@
 import type { ChatMessage, GenerateRequest } from '../../engine/index.js';
+import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
 import { decodeImage } from '../decode-image.js';
 import type { ChatWireRequest } from './chat-request-schema.js';
 import { optionsToSampling } from './options-to-sampling.js';
+import { applyStructuredFields } from './structured-fields.js';
 
 /** Options of {@link chatRequestToGenerate}. */
 export interface ChatRequestToGenerateOptions {
@@ -27,15 +29,71 @@ export async function chatRequestToGenerate(
           }),
         ),
       );
-      return {
+      const converted: ChatMessage = {
         role: message.role,
         content: [...images, { type: 'text', text: message.content ?? '' }],
       };
+      const calls = message.tool_calls ?? [];
+      // Ollama's calls carry no id: each gets one, and a tool answer names its tool instead.
+      if (calls.length > 0) {
+        converted.toolCalls = calls.map((call, k) => ({
+          id: `call_${i}_${k}`,
+          name: call.function.name,
+          arguments:
+            typeof call.function.arguments === 'string'
+              ? call.function.arguments
+              : JSON.stringify(call.function.arguments),
+        }));
+      }
+      if (message.role === 'tool' && message.tool_name != null) {
+        converted.toolName = message.tool_name;
+      }
+      if (message.thinking != null && message.role === 'assistant') {
+        converted.reasoning = message.thinking;
+      }
+      return converted;
     }),
   );
+  linkToolAnswers(messages);
   const request: GenerateRequest = { model, input: { kind: 'chat', messages }, sampling };
   if (contextLength !== undefined) request.contextLength = contextLength;
+  const tools = wire.tools ?? [];
+  tools.forEach((tool, i) => {
+    if (tool.function.parameters != null) {
+      assertEnforceableSchema(tool.function.parameters, `tools[${i}].function.parameters`);
+    }
+  });
+  if (tools.length > 0) {
+    request.tools = tools.map((tool) => ({
+      name: tool.function.name,
+      ...(tool.function.description == null ? {} : { description: tool.function.description }),
+      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
+    }));
+  }
+  applyStructuredFields(wire, request);
   return request;
+}
+
+/**
+ * Gives each tool answer the id of the call it answers: the earliest unanswered call of its tool
+ * (or, without `tool_name`, the earliest unanswered call) in the assistant turn before it.
+ */
+function linkToolAnswers(messages: ChatMessage[]): void {
+  let pending: { id: string; name: string }[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      pending = (message.toolCalls ?? []).map(({ id, name }) => ({ id, name }));
+    } else if (message.role === 'tool') {
+      const at = pending.findIndex(
+        (call) => message.toolName === undefined || call.name === message.toolName,
+      );
+      const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
+      if (call !== undefined) {
+        message.toolCallId = call.id;
+        message.toolName ??= call.name;
+      }
+    }
+  }
 }
 
 /** How many images an `/api/chat` body carries. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { keepAliveSchema } from './keep-alive-schema.js';
 import { optionsSchema } from './options-schema.js';
+import { structuredFields } from './structured-fields.js';
 
 /**
- * `POST /api/generate` request body. `template`, `format`, `suffix` and `context` are not
- * supported yet and are dropped with the other unknown fields.
+ * `POST /api/generate` request body. `template`, `suffix` and `context` are not supported yet and
+ * are dropped with the other unknown fields.
  */
 export const generateRequestSchema = z.object({
   model: z.string(),
@@ -15,6 +16,7 @@ export const generateRequestSchema = z.object({
   stream: z.boolean().nullish(),
   raw: z.boolean().nullish(),
   keep_alive: keepAliveSchema,
+  ...structuredFields,
 });
 
 /** A validated `/api/generate` request body. */

@@ -2,6 +2,7 @@ import type { ChatMessage, ContentPart, GenerateRequest } from '../../engine/ind
 import { decodeImage } from '../decode-image.js';
 import type { GenerateWireRequest } from './generate-request-schema.js';
 import { optionsToSampling } from './options-to-sampling.js';
+import { applyStructuredFields } from './structured-fields.js';
 
 /** Options of {@link generateRequestToGenerate}. */
 export interface GenerateRequestToGenerateOptions {
@@ -38,6 +39,7 @@ export async function generateRequestToGenerate(
           sampling,
         };
   if (contextLength !== undefined) request.contextLength = contextLength;
+  applyStructuredFields(wire, request);
   return request;
 }
 

@@ -32,11 +32,24 @@ export async function handleShow(context: RouteContext): Promise<Response> {
   }
   answer.details = modelDetails(record);
   answer.model_info = modelInfo(record);
-  answer.capabilities = context.engine.supportsImages(record)
-    ? ['completion', 'vision']
-    : ['completion'];
+  answer.capabilities = modelCapabilities(record, context.engine.supportsImages(record));
   answer.modified_at = new Date(record.createdAt).toISOString();
   return jsonResponse(answer);
+}
+
+/**
+ * What Ollama clients look for before sending tools or `think`: `tools` when the GGUF's chat
+ * template renders tools, `thinking` when it has thinking tags (as Ollama reads its templates).
+ */
+function modelCapabilities(record: ModelRecord, vision: boolean): string[] {
+  const template = record.gguf.chatTemplate ?? '';
+  const capabilities = ['completion'];
+  if (vision) capabilities.push('vision');
+  if (/\btools\b/.test(template)) capabilities.push('tools');
+  if (template.includes('<think>') || /enable_thinking|reasoning_content/.test(template)) {
+    capabilities.push('thinking');
+  }
+  return capabilities;
 }
 
 function modelInfo(record: ModelRecord): Record<string, string | number> {

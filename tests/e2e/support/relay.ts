@@ -12,6 +12,7 @@ export const relayPorts = {
   headless: testPorts.relayHeadless,
   cors: testPorts.relayCors,
   pull: testPorts.relayPull,
+  tools: testPorts.relayTools,
   protocols: testPorts.relayProtocols,
 } as const;
 

@@ -9,7 +9,7 @@ import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './en
 import type { EngineSettings } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';
-import { createIdbModelStore, downloadModel } from './store/index.js';
+import { createIdbModelStore, createIdbResponseStore, downloadModel } from './store/index.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -69,6 +69,7 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
     handler = createRouter({
       engine,
       store,
+      responses: createIdbResponseStore(),
       hub,
       maxBlobBytes: message.api?.maxBlobBytes,
       version: message.version,

@@ -100,7 +100,8 @@ async function forward(request: Request): Promise<Response> {
       return alive;
     },
     failure: (code, message) => errorResponse(pathname, code, message),
-    streamFailure: (code, message, contentType) => streamErrorBytes(code, message, contentType),
+    streamFailure: (code, message, contentType) =>
+      streamErrorBytes(code, message, contentType, pathname),
   });
 }
 

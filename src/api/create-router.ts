@@ -1,10 +1,10 @@
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { Engine } from '../engine/index.js';
-import type { ModelStore } from '../store/index.js';
+import { createMemoryResponseStore } from '../store/index.js';
+import type { ModelStore, ResponseStore } from '../store/index.js';
 import { limitImageFetch, type ImageFetchLimits } from './limit-image-fetch.js';
-import { ollamaErrorResponse } from './ollama/ollama-error.js';
 import { createProjectorUploads } from './ollama/projector-uploads.js';
-import { openAiErrorResponse } from './openai/openai-error.js';
+import { errorsForPath } from './protocol-errors.js';
 import type { HubAccess, Route, RouteContext } from './route-context.js';
 import { routes } from './routes.js';
 
@@ -14,6 +14,8 @@ export interface RouterOptions {
   engine: Engine;
   /** Where the models are. */
   store: ModelStore;
+  /** Where `/v1/responses` keeps stored answers; default an in-memory store of this router. */
+  responses?: ResponseStore;
   /** Hub access for `/api/pull`; without it pulling answers 501. */
   hub?: HubAccess;
   /** Epoch milliseconds now (for `created`, `created_at`); default `Date.now`. */
@@ -36,7 +38,10 @@ export interface RouterHandleOptions {
   signal?: AbortSignal;
 }
 
-/** The API of lmtab: OpenAI `/v1` and Ollama `/api`, over web-standard Request and Response. */
+/**
+ * The API of lmtab: OpenAI `/v1` (chat, completions, responses), Anthropic `/v1/messages` and
+ * Ollama `/api`, over web-standard Request and Response.
+ */
 export interface Router {
   /** Answers one request; never rejects (failures become the protocol's error response). */
   handle(request: Request, options?: RouterHandleOptions): Promise<Response>;
@@ -51,6 +56,7 @@ export function createRouter(options: RouterOptions): Router {
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
   const projectorUploads = createProjectorUploads();
+  const responses = options.responses ?? createMemoryResponseStore();
   const injected = options.fetch;
   // Called unbound: browsers refuse `fetch` called as a method of another object.
   const fetchImage = limitImageFetch(
@@ -62,7 +68,6 @@ export function createRouter(options: RouterOptions): Router {
   return {
     async handle(request, handleOptions = {}) {
       const url = new URL(request.url);
-      const native = url.pathname === '/api' || url.pathname.startsWith('/api/');
       const controller = new AbortController();
       const signals = [controller.signal, request.signal];
       if (handleOptions.signal !== undefined) signals.push(handleOptions.signal);
@@ -77,6 +82,7 @@ export function createRouter(options: RouterOptions): Router {
           abort: (reason) => controller.abort(reason),
           engine: options.engine,
           store: options.store,
+          responses,
           hub: options.hub,
           clock,
           fetch: fetchImage,
@@ -91,7 +97,7 @@ export function createRouter(options: RouterOptions): Router {
         // Stops whatever else this request started (image fetches, a generation).
         controller.abort(error);
         const lmtabError = toLmtabError(error);
-        const response = native ? ollamaErrorResponse(lmtabError) : openAiErrorResponse(lmtabError);
+        const response = errorsForPath(url.pathname).response(lmtabError);
         if (error instanceof MethodNotAllowed) response.headers.set('Allow', error.allow);
         return head ? new Response(null, response) : response;
       }

@@ -33,11 +33,19 @@ interface Problem {
   path: PropertyKey[];
   expected: string;
   input: unknown;
+  /** A field the schema does not know: lmtab does not implement it. */
+  unsupported?: boolean;
 }
 
 /** Follows a failed union into the branch whose type matched, so the path points at the fault. */
 function locate(issue: Issue, prefix: PropertyKey[]): Problem {
   const path = [...prefix, ...issue.path];
+  if (issue.code === 'unrecognized_keys') {
+    // Strict schemas (protocols whose every field lmtab either honours or refuses) name the field.
+    const key = issue.keys[0] ?? '';
+    const input = isRecord(issue.input) ? issue.input[key] : undefined;
+    return { path: [...path, key], expected: 'no such field', input, unsupported: true };
+  }
   if (issue.code === 'invalid_union') {
     for (const branch of issue.errors) {
       const deeper = branch.find((inner) => inner.path.length > 0);
@@ -52,6 +60,9 @@ function locate(issue: Issue, prefix: PropertyKey[]): Problem {
 
 function sentence(problem: Problem): string {
   const where = problem.path.length > 0 ? `\`${formatPath(problem.path)}\`` : 'request body';
+  if (problem.unsupported === true) {
+    return `Unsupported field ${where}: lmtab does not implement it (received ${describeValue(problem.input)}); remove it from the request.`;
+  }
   if (problem.input === undefined) {
     return `Missing required field ${where}: expected ${problem.expected}.`;
   }

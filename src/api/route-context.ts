@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/index.js';
 import type { HubClient } from '../hub/index.js';
-import type { DownloadEvent, DownloadRequest, ModelStore } from '../store/index.js';
+import type { DownloadEvent, DownloadRequest, ModelStore, ResponseStore } from '../store/index.js';
 import type { ProjectorUploads } from './ollama/projector-uploads.js';
 
 /** What `/api/pull` needs: the hub as configured now, and downloads into the store. */
@@ -26,6 +26,8 @@ export interface RouteContext {
   abort(reason?: unknown): void;
   engine: Engine;
   store: ModelStore;
+  /** Stored answers of `/v1/responses` (`store`, `previous_response_id`). */
+  responses: ResponseStore;
   /** The hub, for `/api/pull`; undefined where pulling is not wired. */
   hub: HubAccess | undefined;
   /** Epoch milliseconds now. */

@@ -1,3 +1,5 @@
+import { handleCountTokens } from './anthropic/handle-count-tokens.js';
+import { handleMessages } from './anthropic/handle-messages.js';
 import { handleBlobExists } from './ollama/handle-blob-exists.js';
 import { handleBlobUpload } from './ollama/handle-blob-upload.js';
 import { handleChat } from './ollama/handle-chat.js';
@@ -17,14 +19,27 @@ import { handleChatCompletions } from './openai/handle-chat-completions.js';
 import { handleCompletions } from './openai/handle-completions.js';
 import { handleEmbeddings } from './openai/handle-embeddings.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
+import {
+  handleDeleteResponse,
+  handleGetResponse,
+  handleResponses,
+} from './responses/handle-responses.js';
 import type { Route } from './route-context.js';
 
-/** Every route of the API. */
+/**
+ * Every route of the API, one folder per protocol; each protocol's error shapes are in
+ * protocol-errors.ts (paths it does not claim answer in OpenAI's shapes).
+ */
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', handler: handleChatCompletions },
   { method: 'POST', path: '/v1/completions', handler: handleCompletions },
   { method: 'GET', path: '/v1/models', handler: handleListModels },
   { method: 'GET', path: '/v1/models/{id}', handler: handleGetModel },
+  { method: 'POST', path: '/v1/responses', handler: handleResponses },
+  { method: 'GET', path: '/v1/responses/{id}', handler: handleGetResponse },
+  { method: 'DELETE', path: '/v1/responses/{id}', handler: handleDeleteResponse },
+  { method: 'POST', path: '/v1/messages', handler: handleMessages },
+  { method: 'POST', path: '/v1/messages/count_tokens', handler: handleCountTokens },
   { method: 'POST', path: '/api/generate', handler: handleGenerate },
   { method: 'POST', path: '/api/chat', handler: handleChat },
   { method: 'GET', path: '/api/tags', handler: handleTags },

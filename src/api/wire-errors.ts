@@ -1,9 +1,7 @@
 import { LmtabError } from '../errors/index.js';
 import type { LmtabErrorCode } from '../errors/index.js';
-import { formatNdjsonLine } from './ndjson-encoder.js';
-import { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
-import { openAiErrorBody, openAiErrorResponse, openAiErrorTypes } from './openai/openai-error.js';
-import { formatSseEvent } from './sse-encoder.js';
+import { openAiErrorBody, openAiErrorTypes } from './openai/openai-error.js';
+import { errorsForPath } from './protocol-errors.js';
 
 // Transports (service worker, relay) answer errors raised before the router is reached; they
 // delegate to the router's own mapping so both sides answer the same shapes.
@@ -21,7 +19,10 @@ export function isOpenAiPath(pathname: string): boolean {
   return !pathname.startsWith('/api/') && pathname !== '/api';
 }
 
-/** The JSON error answer for a path's protocol: OpenAI's `{error: {...}}` or native `{error}`. */
+/**
+ * The JSON error answer in the shape of the path's protocol: OpenAI's `{error: {...}}`, native
+ * `{error}`, Anthropic's `{type: "error", error: {...}}`.
+ */
 export function errorResponse(pathname: string, error: LmtabError): Response;
 export function errorResponse(pathname: string, code: string, message: string): Response;
 export function errorResponse(
@@ -30,24 +31,24 @@ export function errorResponse(
   message = '',
 ): Response {
   const error = typeof errorOrCode === 'string' ? asLmtabError(errorOrCode, message) : errorOrCode;
-  return isOpenAiPath(pathname) ? openAiErrorResponse(error) : ollamaErrorResponse(error);
+  return errorsForPath(pathname).response(error);
 }
 
 /**
- * The last bytes of a stream that failed after it began: a final SSE `data: {"error": ...}` event,
- * or an NDJSON `{"error": ...}` line; undefined for other content types.
+ * The last bytes of a stream that failed after it began, in the stream's protocol (the path's):
+ * a final SSE error event or an NDJSON `{"error": ...}` line; undefined for other content types.
+ * Without a path, SSE streams get OpenAI's event.
  */
 export function streamErrorBytes(
   code: string,
   message: string,
   contentType: string,
+  pathname = '/v1',
 ): Uint8Array | undefined {
+  const streamed =
+    contentType.startsWith('text/event-stream') || contentType.startsWith('application/x-ndjson');
+  if (!streamed) return undefined;
   const error = asLmtabError(code, message);
-  if (contentType.startsWith('text/event-stream')) {
-    return new TextEncoder().encode(formatSseEvent(openAiErrorBody(error)));
-  }
-  if (contentType.startsWith('application/x-ndjson')) {
-    return new TextEncoder().encode(formatNdjsonLine(ollamaErrorBody(error)));
-  }
-  return undefined;
+  const protocol = contentType.startsWith('application/x-ndjson') ? '/api' : pathname;
+  return new TextEncoder().encode(errorsForPath(protocol).streamTail(error));
 }

@@ -11,6 +11,7 @@ import type {
   LoadedModel,
   LoadOptions,
 } from './engine.js';
+import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** Options of {@link createEngineSwitch}. */
 export interface EngineSwitchOptions {
@@ -56,6 +57,7 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
 
   return {
     generate,
+    countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     async load(model: string, loadOptions?: LoadOptions): Promise<LoadedModel> {
       return (await engineFor(model)).load(model, loadOptions);
     },

@@ -171,7 +171,14 @@ export type GenerateEvent =
     }
   | { type: 'reasoning'; text: string }
   | { type: 'tool_call'; index: number; id?: string; name?: string; argumentsDelta: string }
-  | { type: 'done'; finishReason: FinishReason; usage: Usage; timings: Timings };
+  | {
+      type: 'done';
+      finishReason: FinishReason;
+      usage: Usage;
+      timings: Timings;
+      /** Which of `sampling.stop` ended the answer, when one did and the engine can tell. */
+      stopSequence?: string;
+    };
 
 /** Which compute path the engine uses, as reported to users. */
 export interface EngineInfo {
@@ -253,6 +260,11 @@ export interface EmbedResult {
 export interface Engine {
   /** Generates for one request, loading (or swapping to) its model first. */
   generate(request: GenerateRequest, options?: GenerateOptions): AsyncIterable<GenerateEvent>;
+  /**
+   * Counts the prompt tokens of a request as the model sees it (its tokenizer and chat template,
+   * tools included), loading the model first; generates nothing the caller sees.
+   */
+  countTokens(request: GenerateRequest, options?: GenerateOptions): Promise<number>;
   /** Loads a model ahead of use. */
   load(model: string, options?: LoadOptions): Promise<LoadedModel>;
   /** Unloads one model, or all when none is named. */

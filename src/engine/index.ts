@@ -48,3 +48,5 @@ export type {
   Timings,
   Usage,
 } from './engine.js';
+export { countPromptTokens } from './count-prompt-tokens.js';
+export type { GenerateFn } from './count-prompt-tokens.js';

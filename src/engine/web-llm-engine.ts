@@ -21,6 +21,7 @@ import type {
 import { createResidency, type ResidencyState } from './residency.js';
 import { webLlmEvents } from './web-llm-events.js';
 import { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm-request.js';
+import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** The part of web-llm's engine interface lmtab drives. */
 export type WebLlmEngineLike = Pick<
@@ -292,6 +293,7 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
 
   return {
     generate,
+    countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
       describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),
     unload: (model?: string) => residency.unload(model),

@@ -26,6 +26,7 @@ import { continuationTokens, unsafeByteTokens } from './utf8-guard.js';
 import { ForcedToolCallReader } from './forced-tool-call.js';
 import { chunkEvents, type WllamaChunk } from './wllama-chunk-events.js';
 import { findToolCallStart, forcesToolCall, wllamaParams } from './wllama-params.js';
+import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -115,6 +116,9 @@ async function wllamaMessages(messages: ChatMessage[]) {
     }),
   );
 }
+
+/** The longest context lmtab loads in a tab (tokens); KV memory beyond it fails in wasm32. */
+const maxContextLength = 262_144;
 
 /** A tool call id in OpenAI's style (`call_` and 24 hex digits). */
 function callId(): string {
@@ -234,6 +238,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   ): AsyncGenerator<GenerateEvent> {
     const { signal } = generateOptions;
     const started = clock();
+    await assertContextFits(request);
     const { current, loadMs } = await residency.acquire(
       request.model,
       request.contextLength,
@@ -241,6 +246,14 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     );
     let releaseSlot: (() => void) | undefined;
     try {
+      const maxTokens = request.sampling.maxTokens;
+      if (maxTokens !== undefined && maxTokens > current.contextLength) {
+        throw new LmtabError(
+          'invalid_request',
+          `The answer limit (max_tokens, max_completion_tokens or num_predict) is ${maxTokens.toLocaleString('en')} tokens, but ${current.model} is loaded with a context of ${current.contextLength.toLocaleString('en')} tokens, which holds the prompt and the answer: ask for at most ${current.contextLength.toLocaleString('en')}.`,
+          { param: 'max_tokens' },
+        );
+      }
       releaseSlot = await current.slots.take(signal);
       const input = request.input;
       const params = wllamaParams(request, current);
@@ -299,6 +312,13 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       if (error instanceof WllamaRuntimeError) current.broken = true;
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
+      if (/exceeds the available context size/.test(failure.message)) {
+        throw new LmtabError(
+          'context_length_exceeded',
+          `The prompt does not fit the context: ${current.model} is loaded with ${current.contextLength.toLocaleString('en')} tokens of context, and the engine said: ${failure.message}. Shorten the conversation, or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
+          { param: 'messages', cause: error },
+        );
+      }
       if (/Context size has been exceeded/.test(failure.message)) {
         throw new LmtabError(
           'invalid_request',
@@ -325,9 +345,26 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     clock,
   });
 
+  /** A context longer than the model was trained for (or than memory holds) is refused up front. */
+  async function assertContextFits(request: GenerateRequest): Promise<void> {
+    const wanted = request.contextLength;
+    if (wanted === undefined) return;
+    const record = await options.store.get(request.model).catch(() => undefined);
+    const trained = record?.gguf.contextLength ?? maxContextLength;
+    const limit = Math.min(trained, maxContextLength);
+    if (wanted > limit) {
+      throw new LmtabError(
+        'invalid_request',
+        `The context length (num_ctx) ${wanted.toLocaleString('en')} is beyond what the engine can hold for ${request.model}: at most ${limit.toLocaleString('en')} tokens (${limit === trained ? "the model's training context" : "lmtab's limit for a browser tab"}).`,
+        { param: 'num_ctx' },
+      );
+    }
+  }
+
   return {
     generate,
     embed: embedder.embed,
+    countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
       describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),
     unload: async (model?: string) => {

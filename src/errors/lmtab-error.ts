@@ -1,6 +1,7 @@
 /** Stable, machine-readable error codes; each protocol maps them to its own status and shape once. */
 export type LmtabErrorCode =
   | 'invalid_request'
+  | 'context_length_exceeded'
   | 'unauthorized'
   | 'model_not_found'
   | 'not_found'
@@ -28,6 +29,7 @@ export interface LmtabErrorOptions {
 
 const defaultStatus: Record<LmtabErrorCode, number> = {
   invalid_request: 400,
+  context_length_exceeded: 400,
   unauthorized: 401,
   model_not_found: 404,
   not_found: 404,

@@ -223,7 +223,7 @@ export async function forwardRequest(
         if (state === 'waiting') void answerError(asLmtabError(code, message));
         else if (state === 'streaming' && !response.destroyed) {
           // The head is out: a stream ends with its protocol's error event, anything else breaks.
-          const tail = streamErrorBytes(code, message, contentType);
+          const tail = streamErrorBytes(code, message, contentType, pathname);
           if (tail) response.end(tail);
           else response.destroy();
         }

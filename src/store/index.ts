@@ -49,3 +49,5 @@ export {
 export { serveStoredFile } from './serve-stored-file.js';
 export { downloadMlcModel, mlcModelBaseUrl } from './download-mlc-model.js';
 export type { DownloadMlcOptions, MlcModelSpec } from './download-mlc-model.js';
+export { createIdbResponseStore, createMemoryResponseStore } from './response-store.js';
+export type { IdbResponseStoreOptions, ResponseStore, StoredResponse } from './response-store.js';

@@ -191,7 +191,9 @@ test.describe.serial('tools and structured output through the relay, with Node c
       maxRetries: 0,
       configuration: { baseURL: `${relay.url}/v1` },
     });
-    const structured = await chat.withStructuredOutput(report, { name: 'report' }).invoke('Report.');
+    const structured = await chat
+      .withStructuredOutput(report, { name: 'report' })
+      .invoke('Report.');
     expectValid(reportSchema, structured);
 
     const weatherTool = {
@@ -205,11 +207,13 @@ test.describe.serial('tools and structured output through the relay, with Node c
     expect(call.name).toBe('get_weather');
     expectValid(weatherParameters, call.args);
 
-    const answer = await chat.bindTools([weatherTool], { tool_choice: 'none' }).invoke([
-      new HumanMessage(question),
-      new AIMessage({ content: '', tool_calls: [call] }),
-      new ToolMessage({ content: 'Sunny, 21 C', tool_call_id: call.id! }),
-    ]);
+    const answer = await chat
+      .bindTools([weatherTool], { tool_choice: 'none' })
+      .invoke([
+        new HumanMessage(question),
+        new AIMessage({ content: '', tool_calls: [call] }),
+        new ToolMessage({ content: 'Sunny, 21 C', tool_call_id: call.id! }),
+      ]);
     expect(answer.tool_calls ?? []).toHaveLength(0);
     expect(typeof answer.content).toBe('string');
   });
@@ -233,7 +237,9 @@ test.describe.serial('tools and structured output through the relay, with Node c
     expectValid(reportSchema, JSON.parse(generated.response ?? ''));
 
     // Ollama has no tool_choice: the model chooses, so the call is checked only when it calls.
-    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: weatherParameters } }];
+    const tools = [
+      { type: 'function', function: { name: 'get_weather', parameters: weatherParameters } },
+    ];
     const withTools = await ollama.chat({
       model,
       messages: [{ role: 'user', content: question }],
@@ -251,7 +257,9 @@ test.describe.serial('tools and structured output through the relay, with Node c
         {
           role: 'assistant',
           content: '',
-          tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris', days: 2 } } }],
+          tool_calls: [
+            { function: { name: 'get_weather', arguments: { city: 'Paris', days: 2 } } },
+          ],
         },
         { role: 'tool', content: 'Sunny, 21 C', tool_name: 'get_weather' },
       ],

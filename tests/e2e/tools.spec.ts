@@ -34,7 +34,11 @@ const timeParameters = {
 const tools: OpenAI.ChatCompletionTool[] = [
   {
     type: 'function',
-    function: { name: 'get_weather', description: 'Weather forecast', parameters: weatherParameters },
+    function: {
+      name: 'get_weather',
+      description: 'Weather forecast',
+      parameters: weatherParameters,
+    },
   },
   {
     type: 'function',
@@ -72,7 +76,8 @@ function pageChat(
   );
 }
 
-test.describe.serial('tools, structured output, logprobs and reasoning through the service worker', () => {
+test.describe
+  .serial('tools, structured output, logprobs and reasoning through the service worker', () => {
   test.describe.configure({ timeout: 300_000 });
   let page: Page;
   let model: string;
@@ -107,7 +112,8 @@ test.describe.serial('tools, structured output, logprobs and reasoning through t
       const call = calls[0];
       if (call.type !== 'function') throw new Error(`expected a function call, got ${call.type}`);
       expect(call.id).toMatch(/^call_[0-9a-f]{24}$/);
-      if (typeof tool_choice === 'object') expect(call.function.name).toBe(tool_choice.function.name);
+      if (typeof tool_choice === 'object')
+        expect(call.function.name).toBe(tool_choice.function.name);
       expectValid(parametersOf[call.function.name], call.function.arguments);
     }
   });
@@ -127,7 +133,8 @@ test.describe.serial('tools, structured output, logprobs and reasoning through t
       model,
     );
     const choice = auto.choices[0];
-    if (choice.finish_reason === 'tool_calls') expect(choice.message.tool_calls?.length).toBeGreaterThan(0);
+    if (choice.finish_reason === 'tool_calls')
+      expect(choice.message.tool_calls?.length).toBeGreaterThan(0);
     else expect(typeof choice.message.content).toBe('string');
   });
 
@@ -162,18 +169,30 @@ test.describe.serial('tools, structured output, logprobs and reasoning through t
       },
       { model, tools, ask },
     );
-    type Delta = { index: number; id?: string; type?: string; function: { name?: string; arguments?: string } };
+    type Delta = {
+      index: number;
+      id?: string;
+      type?: string;
+      function: { name?: string; arguments?: string };
+    };
     const deltas = result.deltas as Delta[];
     expect(deltas.length).toBeGreaterThan(2);
-    expect(deltas[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather' } });
+    expect(deltas[0]).toMatchObject({
+      index: 0,
+      type: 'function',
+      function: { name: 'get_weather' },
+    });
     expect(deltas[0].id).toMatch(/^call_/);
-    expect(deltas.slice(1).every((d) => d.id === undefined && d.function.name === undefined)).toBe(true);
+    expect(deltas.slice(1).every((d) => d.id === undefined && d.function.name === undefined)).toBe(
+      true,
+    );
     expect(result.finish).toBe('tool_calls');
     expectValid(weatherParameters, deltas.map((d) => d.function.arguments ?? '').join(''));
     // The SDK's own stream helper assembles the same shape.
     const call = result.final.choices[0].message.tool_calls?.[0];
     expect(call?.type).toBe('function');
-    if (call?.type === 'function') expectValid(parametersOf[call.function.name], call.function.arguments);
+    if (call?.type === 'function')
+      expectValid(parametersOf[call.function.name], call.function.arguments);
   });
 
   test('a full tool round trip: the call, its result as a tool message, then the answer; the history keeps the call', async () => {
@@ -272,7 +291,8 @@ test.describe.serial('tools, structured output, logprobs and reasoning through t
         stream: true,
       });
       const entries: { top_logprobs: unknown[] }[] = [];
-      for await (const chunk of stream) entries.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+      for await (const chunk of stream)
+        entries.push(...(chunk.choices[0]?.logprobs?.content ?? []));
       const legacy = await window.openai.completions.create({
         model,
         prompt: 'Once upon a time',
@@ -298,7 +318,10 @@ test.describe.serial('tools, structured output, logprobs and reasoning through t
       { messages: ask, max_tokens: 12, temperature: 0 },
       thinking,
     );
-    const message = answer.choices[0].message as { content: string | null; reasoning_content?: string };
+    const message = answer.choices[0].message as {
+      content: string | null;
+      reasoning_content?: string;
+    };
     expect(message.reasoning_content?.length).toBeGreaterThan(0);
     expect(message.content ?? '').not.toContain('<think>');
     const off = await pageChat(
@@ -325,19 +348,47 @@ test.describe.serial('tools, structured output, logprobs and reasoning through t
         await post({
           response_format: {
             type: 'json_schema',
-            json_schema: { name: 'x', schema: { type: 'object', properties: { n: { type: 'number', multipleOf: 2 } } } },
+            json_schema: {
+              name: 'x',
+              schema: { type: 'object', properties: { n: { type: 'number', multipleOf: 2 } } },
+            },
           },
         }),
         await post({ tools: [], tool_choice: { type: 'function', function: { name: 'nope' } } }),
         await post({ messages: [{ role: 'tool', content: 'x' }] }),
+        await post({ max_tokens: 1e12 }),
+        await post({ messages: [{ role: 'user', content: 'x '.repeat(6000) }], max_tokens: 1 }),
+        await (async () => {
+          const response = await fetch('/api/chat', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              model,
+              messages: [{ role: 'user', content: 'Hi' }],
+              options: { num_ctx: 1e9 },
+              stream: false,
+            }),
+          });
+          return { status: response.status, body: await response.json() };
+        })(),
       ];
     }, model);
     expect(refusals[0].status).toBe(400);
-    expect(refusals[0].body.error.param).toBe('response_format.json_schema.schema.properties.n.multipleOf');
+    expect(refusals[0].body.error.param).toBe(
+      'response_format.json_schema.schema.properties.n.multipleOf',
+    );
     expect(refusals[0].body.error.message).toContain('"multipleOf"');
     expect(refusals[1].status).toBe(400);
     expect(refusals[1].body.error.param).toBe('tool_choice.function.name');
     expect(refusals[2].status).toBe(400);
     expect(refusals[2].body.error.param).toBe('messages[0].tool_call_id');
+    expect(refusals[3].status).toBe(400);
+    expect(refusals[3].body.error.param).toBe('max_tokens');
+    expect(refusals[3].body.error.message).toContain('1,000,000,000,000 tokens');
+    expect(refusals[4].status).toBe(400);
+    expect(refusals[4].body.error.code).toBe('context_length_exceeded');
+    expect(refusals[4].body.error.message).toContain('4,096');
+    expect(refusals[5].status).toBe(400);
+    expect(refusals[5].body.error).toContain('1,000,000,000');
   });
 });

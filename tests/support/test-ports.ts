@@ -36,6 +36,8 @@ const basePorts = {
   relayUpload: 21317,
   /** tools.spec.ts: Node clients (openai, AI SDK, LangChain, ollama) through the relay. */
   relayTools: 21319,
+  /** responses-messages.spec.ts: the openai and Anthropic clients through the relay. */
+  relayProtocols: 21318,
   pwaStatic: 21320,
   mlcHub: 21321,
   /** The embeddings spec's relay. */

@@ -37,6 +37,7 @@ describe('generateRequestSchema', () => {
       stream: false,
       raw: true,
       keep_alive: '5m',
+      format: 'json',
     });
   });
 
@@ -97,8 +98,8 @@ describe('generateRequestSchema', () => {
 describe('chatRequestSchema', () => {
   it.each([
     [
-      { model: 'm', messages: [{ role: 'tool', content: 'x' }] },
-      'Invalid `messages[0].role`: expected one of "system", "user", "assistant", received the string "tool".',
+      { model: 'm', messages: [{ role: 'function', content: 'x' }] },
+      'Invalid `messages[0].role`: expected one of "system", "user", "assistant", "tool", received the string "function".',
     ],
     [
       { model: 'm', messages: [{ role: 'user', content: 5 }] },

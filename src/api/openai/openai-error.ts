@@ -10,6 +10,7 @@ export interface OpenAiErrorBody {
 /** OpenAI's error `type` for each lmtab error code (the one place this mapping lives). */
 export const openAiErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
   invalid_request: 'invalid_request_error',
+  context_length_exceeded: 'invalid_request_error',
   unauthorized: 'authentication_error',
   model_not_found: 'not_found_error',
   not_found: 'not_found_error',

@@ -1,7 +1,9 @@
+import { countPromptTokens } from '../../engine/index.js';
 import type {
   EmbedInput,
   EmbedRequest,
   Engine,
+  GenerateEvent,
   EngineInfo,
   FinishReason,
   GenerateOptions,
@@ -16,6 +18,10 @@ import type { ModelRecord } from '../../store/index.js';
 export interface FakeScript {
   /** Token texts to yield; default `['Hello', ',', ' world']`. */
   tokens?: string[];
+  /** Events to yield in place of `tokens` (reasoning, tool calls, tokens), before `done`. */
+  events?: Exclude<GenerateEvent, { type: 'done' }>[];
+  /** The `done` event's finish reason in place of the one the script reaches. */
+  finishReason?: FinishReason;
   /** Throw this before the first token. */
   failBefore?: unknown;
   /** Throw this after yielding all tokens (instead of `done`). */
@@ -49,7 +55,7 @@ export const fakeTimings: Timings = { loadMs: 1.5, promptMs: 20, decodeMs: 30.25
 
 /**
  * Creates an Engine double: it honours `maxTokens` (finish `length`) and `stop` (finish `stop`
- * before a token equal to a stop sequence), and throws an AbortError once its signal aborts.
+ * before a token equal to a stop sequence, reported as `stopSequence`), and throws an AbortError once its signal aborts.
  */
 export function createFakeEngine(
   script: (request: GenerateRequest) => FakeScript = () => ({}),
@@ -67,6 +73,7 @@ export function createFakeEngine(
       engine.signals.push(signal);
       return play(request, script(request), signal);
     },
+    countTokens: (request, options) => countPromptTokens(engine.generate, request, options),
     load(model, options) {
       engine.loads.push({ model, options });
       const loaded: LoadedModel = {
@@ -125,10 +132,22 @@ async function* play(request: GenerateRequest, script: FakeScript, signal: Abort
   if (script.failBefore !== undefined) throw script.failBefore;
   const limit = request.sampling.maxTokens ?? Infinity;
   let finishReason: FinishReason = 'stop';
+  let stopSequence: string | undefined;
   let count = 0;
-  for (const text of script.tokens ?? ['Hello', ',', ' world']) {
+  for (const event of script.events ?? []) {
     if (signal.aborted) throw abortError();
-    if (request.sampling.stop?.includes(text) === true) break;
+    count++;
+    yield event;
+    await Promise.resolve();
+  }
+  for (const text of script.events === undefined
+    ? (script.tokens ?? ['Hello', ',', ' world'])
+    : []) {
+    if (signal.aborted) throw abortError();
+    if (request.sampling.stop?.includes(text) === true) {
+      stopSequence = text;
+      break;
+    }
     if (count === limit) {
       finishReason = 'length';
       break;
@@ -144,8 +163,9 @@ async function* play(request: GenerateRequest, script: FakeScript, signal: Abort
   if (script.failAfter !== undefined) throw script.failAfter;
   yield {
     type: 'done' as const,
-    finishReason,
+    finishReason: script.finishReason ?? finishReason,
     usage: { promptTokens: 7, completionTokens: count },
     timings: fakeTimings,
+    ...(stopSequence === undefined ? {} : { stopSequence }),
   };
 }

@@ -26,6 +26,33 @@ function bundleOpenAi(): Promise<string> {
   return openAiBundle;
 }
 
+let anthropicBundle: Promise<string> | undefined;
+
+/** The official `@anthropic-ai/sdk` bundled for the page: `window.anthropic` on the page's origin. */
+function bundleAnthropic(): Promise<string> {
+  anthropicBundle ??= build({
+    stdin: {
+      contents: [
+        "import Anthropic from '@anthropic-ai/sdk';",
+        // As Anthropic clients are pointed at lmtab: the base URL without /v1, any key.
+        "window.anthropic = new Anthropic({ baseURL: location.origin, apiKey: 'any', dangerouslyAllowBrowser: true, maxRetries: 0 });",
+      ].join('\n'),
+      resolveDir: process.cwd(),
+    },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  }).then((result) => result.outputFiles[0].text);
+  return anthropicBundle;
+}
+
+/** Loads the bundled Anthropic client into the page as `window.anthropic`. */
+export async function installAnthropic(page: Page): Promise<void> {
+  await page.addScriptTag({ content: await bundleAnthropic() });
+}
+
 /** Path of a generated fixture file. */
 export function fixture(name: string): string {
   return join(fixtureDir, name);

@@ -13,6 +13,7 @@ export const relayPorts = {
   cors: testPorts.relayCors,
   pull: testPorts.relayPull,
   tools: testPorts.relayTools,
+  protocols: testPorts.relayProtocols,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

@@ -57,9 +57,9 @@ describe('POST /api/embed', () => {
     [{ input: 5 }, 'expected a string or an array of strings, received the number 5'],
     [{ input: ['a', ''] }, 'Invalid `input[1]`: expected a non-empty string'],
     [{ input: 'a', truncate: 'yes' }, 'Invalid `truncate`'],
-    [{ input: 'a', options: { temperature: 0 } }, 'unknown: temperature'],
+    [{ input: 'a', options: { temperature: 0 } }, 'Unsupported field `options.temperature`'],
     [{ input: 'a', dimensions: 4 }, 'expected dimensions absent or 8, received 4'],
-    [{ input: 'a', prompt: 'b' }, 'unknown: prompt'],
+    [{ input: 'a', prompt: 'b' }, 'Unsupported field `prompt`'],
   ])('refuses %j in Ollama’s error shape', async (fields, text) => {
     const { send } = routerHarness({ records });
     const response = await send('/api/embed', { model: 'nomic-embed', ...fields });
@@ -93,7 +93,7 @@ describe('POST /api/embeddings', () => {
     const { send } = routerHarness({ records });
     const response = await send('/api/embeddings', { model: 'nomic-embed', input: 'sky' });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toContain('unknown: input');
+    expect(((await response.json()) as { error: string }).error).toContain('Unsupported field `input`');
   });
 });
 

@@ -87,7 +87,7 @@ describe('POST /v1/embeddings', () => {
     [{ input: [-1] }, 'input[0]', 'Invalid `input[0]`: expected an integer >= 0'],
     [{ input: 'a', encoding_format: 'int8' }, 'encoding_format', '"float", "base64"'],
     [{ input: 'a', dimensions: 0 }, 'dimensions', 'expected an integer >= 1'],
-    [{ input: 'a', extra: true }, null, 'unknown: extra'],
+    [{ input: 'a', extra: true }, 'extra', 'Unsupported field `extra`'],
   ])('refuses %j in OpenAI’s error shape', async (fields, param, text) => {
     const { send, engine } = routerHarness({ records });
     const response = await send('/v1/embeddings', { model: 'bge-small', ...fields });

@@ -93,7 +93,9 @@ describe('POST /api/embeddings', () => {
     const { send } = routerHarness({ records });
     const response = await send('/api/embeddings', { model: 'nomic-embed', input: 'sky' });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toContain('Unsupported field `input`');
+    expect(((await response.json()) as { error: string }).error).toContain(
+      'Unsupported field `input`',
+    );
   });
 });
 

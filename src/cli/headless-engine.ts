@@ -205,7 +205,13 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
         if (state !== 'crashed') setState('starting');
         context ??= await launch();
         const page = await enginePage(context);
-        await page.goto(url);
+        try {
+          await page.goto(url);
+        } catch (error) {
+          // A renderer that dies while the page loads (seen once under heavy load) gets one new page.
+          if (!crashed.has(page)) throw error;
+          await (await enginePage(context)).goto(url);
+        }
         setState('running');
       } catch (error) {
         setState('failed', error instanceof Error ? error.message : String(error));

@@ -1,5 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
+import { stat } from 'node:fs/promises';
 import { featuredModels } from '../../src/hub/index.js';
+import { formatBytes } from '../../src/store/storage-space.js';
+import { ensureFixtures } from '../support/lfm2-fixtures.js';
+import { fixtureDir } from './support/paths.js';
 import type { FakeHub } from '../support/fake-hub.js';
 import { overflowingElements } from './support/accessibility.js';
 import { openApp, openTab } from './support/app.js';
@@ -14,9 +18,12 @@ import {
 } from './support/hub.js';
 
 let hub: FakeHub;
+/** The size the hub lists for the text pick's Q4_K_M file (the tiny LFM2 fixture). */
+let tinySize: string;
 
 test.beforeAll(async () => {
   hub = await startE2eHub();
+  tinySize = formatBytes((await stat((await ensureFixtures(fixtureDir)).lfm2)).size);
 });
 
 test.afterAll(async () => {
@@ -24,8 +31,6 @@ test.afterAll(async () => {
 });
 
 test.beforeEach(() => hub.reset());
-
-const tinySize = '394.9 KB';
 
 test('a featured LFM2 card downloads in one click and chats right there in Discover', async ({
   page,

@@ -169,7 +169,7 @@ test.describe('embeddings in the page, through the service worker', () => {
     );
     expect(openAiError(answers.dimensions, 'dimensions')).toContain('received 32');
     expect(answers.ownDimensions.status).toBe(200);
-    expect(openAiError(answers.unknownField, null)).toContain('extra');
+    expect(openAiError(answers.unknownField, 'extra')).toContain('Unsupported field `extra`');
     expect(openAiError(answers.badInput, 'input[0]')).toContain('received the number 1');
     expect(openAiError(answers.outOfVocabulary, 'input')).toContain('token');
     // A refused input leaves the instance working: the same vector as before.

@@ -22,7 +22,7 @@ test('My Models lists each model with its facts and storage, and deletes after a
   const visionItem = list.locator(`[data-model="${vision}"]`);
   await expect(textItem.getByRole('heading')).toHaveText(text);
   await expect(textItem).toContainText('F16');
-  await expect(textItem).toContainText(/Size:?\s*394\.9 KB/);
+  await expect(textItem).toContainText(/Size:?\s*396\.3 KB/);
   await expect(textItem).toContainText(/Architecture:?\s*lfm2/);
   await expect(textItem).toContainText(/Last used:?\s*never/);
   await expect(textItem).not.toContainText('Vision');
@@ -61,7 +61,7 @@ test('My Models lists each model with its facts and storage, and deletes after a
   await dialog.getByRole('button', { name: 'Delete model' }).click();
   await expect(dialog).toBeHidden();
   await expect(list.getByRole('listitem')).toHaveCount(1);
-  await expect(panel).toContainText('1 model, 394.9 KB in this browser.');
+  await expect(panel).toContainText('1 model, 396.3 KB in this browser.');
   await openTab(page, 'Chat');
   await expect(page.getByLabel('Model', { exact: true }).locator('option')).toHaveText([text]);
   expect(await page.evaluate(async () => (await (await fetch('/v1/models')).json()).data)).toEqual([

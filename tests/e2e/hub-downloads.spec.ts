@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { formatBytes } from '../../src/store/storage-space.js';
 import type { FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
 import {
@@ -15,7 +16,9 @@ import {
   useHub,
 } from './support/hub.js';
 
-const fileSize = 394_944;
+const fileSize = 396_320;
+/** `fileSize` as the app writes it. */
+const shownSize = formatBytes(fileSize);
 const chunk = 64 * 1024;
 let hub: FakeHub;
 
@@ -53,7 +56,7 @@ test('search LFM2, choose a quantization, watch the download, and chat with the 
   const q4 = picker.getByRole('radio', { name: /Q4_K_M/ });
   await expect(q4).toBeChecked();
   const q4Label = picker.locator('label').filter({ hasText: 'Q4_K_M' });
-  await expect(q4Label).toContainText('Q4_K_M · 394.9 KB');
+  await expect(q4Label).toContainText(`Q4_K_M · ${shownSize}`);
   await expect(q4Label).toContainText('Recommended');
   await expect(q4Label).toContainText('fast and small with good quality');
   await expect(picker.getByRole('radio', { name: /Q8_0/ })).not.toBeChecked();
@@ -70,7 +73,7 @@ test('search LFM2, choose a quantization, watch the download, and chat with the 
   await expect(item.getByTestId('download-numbers')).toContainText(/KB\/s · \d+ s left/);
   await expect(item.getByRole('progressbar', { name: `Download of ${textId}` })).toBeVisible();
   await expect(item).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
-  await expect(item.getByTestId('download-numbers')).toHaveText('394.9 KB of 394.9 KB');
+  await expect(item.getByTestId('download-numbers')).toHaveText(`${shownSize} of ${shownSize}`);
   await expect(q4Label).toContainText('Downloaded');
 
   const show = await page.evaluate(async (model) => {
@@ -346,7 +349,7 @@ test('/api/pull streams Ollama progress, fetches the projector along, and the mo
     const response = await fetch('/api/show', { method: 'POST', body: JSON.stringify({ model }) });
     return response.json();
   }, visionId);
-  expect(show.capabilities).toEqual(['completion', 'vision']);
+  expect(show.capabilities).toEqual(['completion', 'vision', 'tools']);
 
   const split = await pull(`hf.co/${repos.split}:Q8_0`, false);
   expect(split).toMatchObject({ status: 200, lines: [{ status: 'success' }] });

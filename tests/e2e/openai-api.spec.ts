@@ -169,6 +169,8 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('a long answer from a byte-level vocabulary stays valid UTF-8 to the end', async ({
     page,
   }) => {
+    // 3,000 tokens through the grammar on two cores: well over a minute when the machine is busy.
+    test.setTimeout(240_000);
     // Random weights pick lone byte tokens often; before the UTF-8 guard, wllama threw on the first
     // malformed piece (every few hundred tokens) and the answer ended in "engine_failure".
     const model = await importModel(page, 'tiny-lfm2.gguf');

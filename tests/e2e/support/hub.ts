@@ -16,7 +16,7 @@ export const repos = {
   gated: 'acme/LFM2-Gated-GGUF',
 } as const;
 
-/** The model file most tests download (the tiny `lfm2` fixture, 394,944 bytes). */
+/** The model file most tests download (the tiny `lfm2` fixture, 396,320 bytes). */
 export const textFile = `${repos.text}/LFM2-350M-Q4_K_M.gguf`;
 /** Its id once stored. */
 export const textId = `hf.co/${repos.text}:Q4_K_M`;

@@ -2,6 +2,8 @@
 // The engine worker: owns the engine, the API router and a view of the model store. Tabs and the
 // service worker reach it through ports carrying request frames.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import cpuGlueUrl from '../wasm/prebuilt/lmtab-cpu.js?url';
+import cpuWasmUrl from '../wasm/prebuilt/lmtab-cpu.wasm?url';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
@@ -35,7 +37,12 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
     const engine = createEngineSwitch({
       store,
       engines: {
-        gguf: createWllamaEngine({ store, wasmUrl, ...message.settings }),
+        gguf: createWllamaEngine({
+          store,
+          wasmUrl,
+          cpuBuild: { glueUrl: cpuGlueUrl, wasmUrl: cpuWasmUrl },
+          ...message.settings,
+        }),
         // MLC models load from the store through the service worker's /lmtab-store/ URLs.
         mlc: createWebLlmEngine({
           store,

@@ -2,6 +2,8 @@
 // The bench's engine worker: lmtab's own wllama engine and API router, as in the app's worker, plus
 // a direct channel that calls the engine without the router, the service worker or the relay.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import cpuGlueUrl from '../../wasm/prebuilt/lmtab-cpu.js?url';
+import cpuWasmUrl from '../../wasm/prebuilt/lmtab-cpu.wasm?url';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from '../../src/api/index.js';
 import { servePort, type FrameHandler } from '../../src/bridge/index.js';
@@ -21,8 +23,10 @@ const store = createIdbModelStore();
 // The bench decides when models load and unload.
 const keepAliveMs = 24 * 60 * 60_000;
 
-function start(config: WllamaBenchConfig) {
-  const engine = createWllamaEngine({ store, wasmUrl, keepAliveMs, ...config });
+function start({ build, ...config }: WllamaBenchConfig) {
+  const cpuBuild =
+    build === 'stock' ? undefined : { glueUrl: cpuGlueUrl, wasmUrl: cpuWasmUrl };
+  const engine = createWllamaEngine({ store, wasmUrl, cpuBuild, keepAliveMs, ...config });
   const router = createRouter({ engine, store, version: packageJson.version });
   return { engine, router };
 }

@@ -71,7 +71,13 @@ export async function ensureNativeBuild(
  */
 export async function runLlamaBench(
   root: string,
-  options: { model: string; threads: number; promptTokens: number; decodeTokens: number; runs: number },
+  options: {
+    model: string;
+    threads: number;
+    promptTokens: number;
+    decodeTokens: number;
+    runs: number;
+  },
 ): Promise<LlamaBenchFigures> {
   const { binary } = nativePaths(root);
   const args = [

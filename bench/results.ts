@@ -13,7 +13,8 @@ export interface EngineRow {
    * bench's earlier reference; `wllama`: wllama 3.8.1's stock wasm; `lmtab-cpu`: lmtab's CPU
    * build (wllama's engine with ggml's wasm SIMD kernels, `wasm/`).
    */
-  engine: 'llama.cpp (native)' | 'llama.node (prebuilt)' | 'wllama' | 'lmtab-cpu' | 'node-llama-wasm';
+  engine:
+    'llama.cpp (native)' | 'llama.node (prebuilt)' | 'wllama' | 'lmtab-cpu' | 'node-llama-wasm';
   /** The model file's weight type; absent means Q8_0 (results written before Q4_K_M rows). */
   quant?: BenchQuant;
   /** `cpu` for native threads, `wasm` for WebAssembly threads, `webgpu`. */

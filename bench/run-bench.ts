@@ -16,7 +16,12 @@ import { buildBenchPage } from './build-page.js';
 import type { ChatTurnsResult } from './chat-turns.js';
 import type { GenerateSpec } from './generate-spec.js';
 import { wireRequest } from './generate-spec.js';
-import { ensureNativeBuild, nativePaths, runLlamaBench, type NativeBuildInfo } from './llama-bench.js';
+import {
+  ensureNativeBuild,
+  nativePaths,
+  runLlamaBench,
+  type NativeBuildInfo,
+} from './llama-bench.js';
 import { prepareModels, quantizeQ4KM, visionFixture, type BenchModelFile } from './models.js';
 import { runNative } from './native-reference.js';
 import type { BenchPageApi, CapabilityCheck, PageInfo } from './page/bench-api.js';
@@ -63,6 +68,8 @@ const { values: args } = parseArgs({
     engines: { type: 'string' },
     'skip-llama-wasm': { type: 'boolean', default: false },
     'skip-native': { type: 'boolean', default: false },
+    'no-chat': { type: 'boolean', default: false },
+    'no-transports': { type: 'boolean', default: false },
     'add-to': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -84,6 +91,8 @@ if (args.help) {
                        (wllama's stock build), node-llama-wasm; default all
   --skip-llama-wasm    skip @fugood/node-llama-wasm
   --skip-native        skip both native references
+  --no-chat            engine rows measure prompt, decode, load and memory only (no chat turns)
+  --no-transports      skip the transport rows (concurrent clients still run)
   --add-to=FILE        add this run's engine rows to an earlier results file (e.g. 1.2B rows to
                        a 350M run), skipping transports, concurrent clients and the engine-choice
                        checks, which the earlier run measured; latest.* then show the joined figures
@@ -237,7 +246,9 @@ async function wllamaRow(
   const sampler = memory(ctx);
   const runs = new Runs();
   for (let run = 0; run < settings.runs; run++) {
-    log(`${engine} ${backend} ${threads}t ${model.size} ${model.quant}: run ${run + 1}/${settings.runs}`);
+    log(
+      `${engine} ${backend} ${threads}t ${model.size} ${model.quant}: run ${run + 1}/${settings.runs}`,
+    );
     const loaded = await pageCall(page, 'load', model.id);
     if (backend === 'webgpu' && loaded.info?.backend !== 'webgpu') {
       sampler.stop();
@@ -256,14 +267,15 @@ async function wllamaRow(
         maxTokens: settings.decodeTokens,
       }),
     );
-    runs.chat(
-      await pageCall(
-        page,
-        'directChat',
-        model.id,
-        texts.chat(settings.turns, settings.userMessageTokens, settings.replyTokens),
-      ),
-    );
+    if (!args['no-chat'])
+      runs.chat(
+        await pageCall(
+          page,
+          'directChat',
+          model.id,
+          texts.chat(settings.turns, settings.userMessageTokens, settings.replyTokens),
+        ),
+      );
   }
   const memoryFigures = sampler.stop();
   await pageCall(page, 'unload');
@@ -391,7 +403,9 @@ async function llamaBenchRow(
   threads: number,
 ): Promise<EngineRow> {
   const { settings } = ctx;
-  log(`llama.cpp native (llama-bench) ${threads}t ${model.size} ${model.quant}: ${settings.runs} runs`);
+  log(
+    `llama.cpp native (llama-bench) ${threads}t ${model.size} ${model.quant}: ${settings.runs} runs`,
+  );
   const figures = await runLlamaBench(root, {
     model: model.path,
     threads,
@@ -485,6 +499,9 @@ async function concurrencyRows(
 ): Promise<ConcurrencyRow[]> {
   const { page, settings } = ctx;
   const texts = textsFor(ctx, model);
+  // The app's engine: lmtab's CPU build where WebGPU is not used.
+  await pageCall(page, 'configure', { threads, gpuLayers: 0 });
+  await pageCall(page, 'load', model.id);
   const rows: ConcurrencyRow[] = [];
   const specs = (clients: number) =>
     Array.from({ length: clients }, () => ({
@@ -687,7 +704,13 @@ async function main(): Promise<void> {
         engines.push(
           info.plan.backend === 'webgpu'
             ? await orFailed(
-                { size: model.size, quant, engine: 'wllama', backend: 'webgpu', threads: allThreads },
+                {
+                  size: model.size,
+                  quant,
+                  engine: 'wllama',
+                  backend: 'webgpu',
+                  threads: allThreads,
+                },
                 () => wllamaRow(ctx, model, allThreads, 'webgpu'),
               )
             : {
@@ -712,7 +735,8 @@ async function main(): Promise<void> {
       }
     }
     const first = models.find((m) => m.quant === 'Q8_0') ?? models[0]!;
-    const transport = earlier ? [] : await transportRows(ctx, first, allThreads);
+    const transport =
+      earlier || args['no-transports'] ? [] : await transportRows(ctx, first, allThreads);
     const concurrency = earlier ? [] : await concurrencyRows(ctx, first, allThreads);
     let probeFailure: string | undefined;
     // An earlier run's checks stand; a run that added node-llama-wasm rows checks it too.

@@ -8,13 +8,16 @@ source "$ROOT/wasm/source.env"
 CACHE="$ROOT/wasm/.cache"
 JOBS="${JOBS:-$(nproc)}"
 EMSCRIPTEN_WANTED=3.1.6
+# Debian's emscripten runs its JS tools with the system node and finds acorn (Debian's node-acorn)
+# under /usr/share/nodejs, which a NodeSource or nvm node does not search.
+export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 if ! command -v emcc >/dev/null; then
   echo "emcc not found: installing Debian's emscripten package" >&2
   if [[ "$(id -u)" == 0 ]]; then apt-get update -qq && apt-get install -y -qq emscripten cmake; else
     sudo apt-get update -qq && sudo apt-get install -y -qq emscripten cmake; fi
 fi
-em_version="$(emcc --version | head -1 | sed -E 's/.* ([0-9]+\.[0-9]+\.[0-9]+).*/\1/')"
+em_version="$(emcc --version | sed -nE '1s/.* ([0-9]+\.[0-9]+\.[0-9]+).*/\1/p')"
 if [[ "$em_version" != "$EMSCRIPTEN_WANTED" ]]; then
   echo "warning: emscripten $em_version, the committed build used $EMSCRIPTEN_WANTED" >&2
 fi

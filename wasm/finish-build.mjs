@@ -25,15 +25,23 @@ const glue = readFileSync(join(buildDir, 'wllama.js'), 'utf8');
 const pthreadWorker = readFileSync(join(buildDir, 'wllama.worker.js'), 'utf8');
 const wasm = readFileSync(join(buildDir, 'wllama.wasm'));
 
-// wllama's worker renames the first `var Module` and evaluates the rest with its own Module config,
-// so the embedded worker hook goes right after that first statement.
-const firstStatement = /^var Module\s*=\s*typeof Module\s*!==?\s*["']undefined["']\s*\?\s*Module\s*:\s*\{\};?/m;
+// wllama's worker renames the first `var Module` and evaluates the glue with its own Module config
+// (locateFile included); the pthread workers evaluate the same glue with a bare Module. The hook
+// goes right after that `var Module` statement and acts only where a locateFile exists.
+const firstStatement =
+  /^var Module\s*=\s*typeof Module\s*!==?\s*["']undefined["']\s*\?\s*Module\s*:\s*\{\};?/m;
 const match = firstStatement.exec(glue);
-if (!match) throw new Error('emscripten glue does not start with the expected `var Module` line');
+if (!match) throw new Error('emscripten glue has no `var Module = typeof Module ...` line');
+if (glue.indexOf('var Module') !== match.index) {
+  throw new Error("the glue's first `var Module` is not its Module statement");
+}
 const hook = [
   '/* lmtab: emscripten 3.1.6 starts pthreads from a separate wllama.worker.js; serve it from a Blob. */',
-  `var lmtabPthreadWorkerUrl = typeof Blob !== 'undefined' ? URL.createObjectURL(new Blob([${JSON.stringify(pthreadWorker)}], { type: 'text/javascript' })) : '';`,
-  "if (Module['locateFile']) { var lmtabLocate = Module['locateFile']; Module['locateFile'] = function (name, prefix) { return /\\.worker\\.js$/.test(name) ? lmtabPthreadWorkerUrl : lmtabLocate(name, prefix); }; }",
+  "if (Module['locateFile'] && typeof Blob !== 'undefined') {",
+  `  var lmtabPthreadWorkerUrl = URL.createObjectURL(new Blob([${JSON.stringify(pthreadWorker)}], { type: 'text/javascript' }));`,
+  "  var lmtabLocate = Module['locateFile'];",
+  "  Module['locateFile'] = function (name, prefix) { return /\\.worker\\.js$/.test(name) ? lmtabPthreadWorkerUrl : lmtabLocate(name, prefix); };",
+  '}',
 ].join('\n');
 const end = match.index + match[0].length;
 const outGlue = `${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`;
@@ -49,9 +57,19 @@ const manifest = {
   },
   glue: `npm @wllama/wllama@${sourceEnv.WLLAMA_VERSION} cpp/ + wasm/shim/server-decision.h`,
   emscripten: emscriptenVersion,
-  cmake: ['-DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm', '-DCMAKE_BUILD_TYPE=Release', 'wasm/CMakeLists.txt'],
-  compileFlags: ['-O3', '-msimd128', '-pthread', '-fexceptions', '-DNDEBUG', '-frtti', '-DXXH_VECTOR=0'],
-  linkFlags: ['-sUSE_PTHREADS=1', '-sASYNCIFY=1', '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=4096MB', '-fexceptions'],
+  cmake: [
+    '-DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm',
+    '-DCMAKE_BUILD_TYPE=Release',
+    'wasm/CMakeLists.txt',
+  ],
+  compileFlags: ['-O3', '-msimd128', '-pthread', '-fexceptions', '-DNDEBUG', '-frtti'],
+  linkFlags: [
+    '-sUSE_PTHREADS=1',
+    '-sASYNCIFY=1',
+    '-sALLOW_MEMORY_GROWTH=1',
+    '-sMAXIMUM_MEMORY=4096MB',
+    '-fexceptions',
+  ],
   features: {
     memory: 'wasm32',
     simd128: true,

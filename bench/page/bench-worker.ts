@@ -24,8 +24,7 @@ const store = createIdbModelStore();
 const keepAliveMs = 24 * 60 * 60_000;
 
 function start({ build, ...config }: WllamaBenchConfig) {
-  const cpuBuild =
-    build === 'stock' ? undefined : { glueUrl: cpuGlueUrl, wasmUrl: cpuWasmUrl };
+  const cpuBuild = build === 'stock' ? undefined : { glueUrl: cpuGlueUrl, wasmUrl: cpuWasmUrl };
   const engine = createWllamaEngine({ store, wasmUrl, cpuBuild, keepAliveMs, ...config });
   const router = createRouter({ engine, store, version: packageJson.version });
   return { engine, router };

@@ -35,17 +35,27 @@ export function createWllamaFor(
   config: WllamaConfig,
 ): { wllama: Wllama; info: EngineInfo } {
   const wllama = new Wllama({ default: stockWasmUrl }, config);
-  if (info.backend !== 'wasm' || !cpuBuild) {
-    return { wllama, info: { ...info, build: buildNames.stock } };
-  }
-  const resources: WorkerResources = {
+  const resources = cpuWorkerResources(info, cpuBuild);
+  if (!resources) return { wllama, info: { ...info, build: buildNames.stock } };
+  wllama.getWorkerResources = () => ({ ...resources });
+  return { wllama, info: { ...info, build: buildNames.cpu } };
+}
+
+/**
+ * What wllama's worker loads for a planned load: lmtab's CPU build as compat-mode resources for a
+ * CPU-only plan when a build is given, otherwise nothing (wllama's own choice, the stock build).
+ */
+export function cpuWorkerResources(
+  info: EngineInfo,
+  cpuBuild: CpuBuild | undefined,
+): WorkerResources | undefined {
+  if (info.backend !== 'wasm' || !cpuBuild) return undefined;
+  return {
     wasmPath: absoluteUrl(cpuBuild.wasmUrl),
     jsPath: absoluteUrl(cpuBuild.glueUrl),
     compat: true,
     noWebGPU: true,
   };
-  wllama.getWorkerResources = () => ({ ...resources });
-  return { wllama, info: { ...info, build: buildNames.cpu } };
 }
 
 /** Resolves a URL against the page or worker location (wllama's worker runs from a Blob URL). */

@@ -1,4 +1,4 @@
-import { Wllama, WllamaAbortError, WllamaRuntimeError } from '@wllama/wllama/esm/index.js';
+import { WllamaAbortError, WllamaRuntimeError, type Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { readGgufHeader } from '../store/gguf-header.js';
 import type { ModelBlobs, ModelRecord, ModelStore } from '../store/index.js';

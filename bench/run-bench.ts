@@ -70,6 +70,7 @@ const { values: args } = parseArgs({
     'skip-native': { type: 'boolean', default: false },
     'no-chat': { type: 'boolean', default: false },
     'no-transports': { type: 'boolean', default: false },
+    clients: { type: 'string' },
     'add-to': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -93,6 +94,7 @@ if (args.help) {
   --skip-native        skip both native references
   --no-chat            engine rows measure prompt, decode, load and memory only (no chat turns)
   --no-transports      skip the transport rows (concurrent clients still run)
+  --clients=1,4        concurrent client counts; default 1,4,8
   --add-to=FILE        add this run's engine rows to an earlier results file (e.g. 1.2B rows to
                        a 350M run), skipping transports, concurrent clients and the engine-choice
                        checks, which the earlier run measured; latest.* then show the joined figures
@@ -104,6 +106,7 @@ Environment: LMTAB_BROWSER (Chromium path), LMTAB_BENCH_BROWSER_ARGS (extra brow
 function settingsFromArgs(): BenchSettings {
   const settings = benchSettings(args.quick ?? false);
   if (args.sizes) settings.sizes = args.sizes.split(',').map((s) => s.trim() as BenchSize);
+  if (args.clients) settings.clients = args.clients.split(',').map((c) => Math.max(1, Number(c)));
   if (args.runs) {
     settings.runs = Math.max(1, Number(args.runs));
     settings.transportRuns = Math.max(settings.runs, settings.transportRuns);

@@ -502,7 +502,7 @@ async function concurrencyRows(
 ): Promise<ConcurrencyRow[]> {
   const { page, settings } = ctx;
   const texts = textsFor(ctx, model);
-  // The app's engine: lmtab's CPU build where WebGPU is not used.
+  // The app's engine and build (src/engine/cpu-build-files.ts).
   await pageCall(page, 'configure', { threads, gpuLayers: 0 });
   await pageCall(page, 'load', model.id);
   const rows: ConcurrencyRow[] = [];

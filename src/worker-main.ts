@@ -2,12 +2,11 @@
 // The engine worker: owns the engine, the API router and a view of the model store. Tabs and the
 // service worker reach it through ports carrying request frames.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import cpuGlueUrl from '../wasm/prebuilt/lmtab-cpu.js?url';
-import cpuWasmUrl from '../wasm/prebuilt/lmtab-cpu.wasm?url';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
 import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
+import { cpuBuildByDefault, lmtabCpuBuild } from './engine/cpu-build-files.js';
 import type { EngineSettings } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';
@@ -40,7 +39,7 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
         gguf: createWllamaEngine({
           store,
           wasmUrl,
-          cpuBuild: { glueUrl: cpuGlueUrl, wasmUrl: cpuWasmUrl },
+          cpuBuild: cpuBuildByDefault ? lmtabCpuBuild : undefined,
           ...message.settings,
         }),
         // MLC models load from the store through the service worker's /lmtab-store/ URLs.

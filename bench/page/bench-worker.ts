@@ -2,13 +2,12 @@
 // The bench's engine worker: lmtab's own wllama engine and API router, as in the app's worker, plus
 // a direct channel that calls the engine without the router, the service worker or the relay.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import cpuGlueUrl from '../../wasm/prebuilt/lmtab-cpu.js?url';
-import cpuWasmUrl from '../../wasm/prebuilt/lmtab-cpu.wasm?url';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from '../../src/api/index.js';
 import { servePort, type FrameHandler } from '../../src/bridge/index.js';
 import { createWllamaEngine, type Engine } from '../../src/engine/index.js';
 import { createIdbModelStore } from '../../src/store/index.js';
+import { cpuBuildByDefault, lmtabCpuBuild } from '../../src/engine/cpu-build-files.js';
 import packageJson from '../../package.json';
 import type { FromWorker, ToWorker, WorkerCall, WllamaBenchConfig } from './worker-protocol.js';
 
@@ -24,7 +23,10 @@ const store = createIdbModelStore();
 const keepAliveMs = 24 * 60 * 60_000;
 
 function start({ build, ...config }: WllamaBenchConfig) {
-  const cpuBuild = build === 'stock' ? undefined : { glueUrl: cpuGlueUrl, wasmUrl: cpuWasmUrl };
+  if (build === 'lmtab-cpu' && !lmtabCpuBuild) throw new Error('wasm/prebuilt/ has no CPU build');
+  // Without a build named, the app's choice (transports and concurrent clients measure the app).
+  const useCpuBuild = build === 'lmtab-cpu' || (build === undefined && cpuBuildByDefault);
+  const cpuBuild = useCpuBuild ? lmtabCpuBuild : undefined;
   const engine = createWllamaEngine({ store, wasmUrl, cpuBuild, keepAliveMs, ...config });
   const router = createRouter({ engine, store, version: packageJson.version });
   return { engine, router };

@@ -9,7 +9,7 @@ import type {
 export interface WllamaBenchConfig {
   /** WebAssembly threads. */
   threads: number;
-  /** Build for CPU loads: lmtab's (`lmtab-cpu`, the app's default) or wllama's stock one. */
+  /** Build for CPU loads: lmtab's (`lmtab-cpu`) or wllama's stock one; default the app's choice. */
   build?: 'lmtab-cpu' | 'stock';
   /** Layers offloaded to WebGPU; 0 = CPU only, absent = all when an adapter exists. */
   gpuLayers?: number;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../package.json';
@@ -19,7 +19,10 @@ interface Manifest {
   files: Record<string, { bytes: number; sha256: string }>;
 }
 
-const manifest = JSON.parse(read('manifest.json').toString()) as Manifest;
+// `npm run build:wasm` writes prebuilt/; until a build is committed the app runs wllama's stock
+// build everywhere (src/engine/cpu-build-files.ts) and there is nothing to check.
+const built = existsSync(join(dir, 'manifest.json'));
+const manifest = (built ? JSON.parse(read('manifest.json').toString()) : {}) as Manifest;
 const sourceEnv = Object.fromEntries(
   readFileSync(join(import.meta.dirname, 'source.env'), 'utf8')
     .split('\n')
@@ -27,7 +30,7 @@ const sourceEnv = Object.fromEntries(
     .map((line) => line.split('=') as [string, string]),
 );
 
-describe("lmtab's committed CPU build (wasm/prebuilt)", () => {
+describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
   it('is the files its manifest records, byte for byte', () => {
     expect(Object.keys(manifest.files).sort()).toEqual(['lmtab-cpu.js', 'lmtab-cpu.wasm']);
     for (const [name, recorded] of Object.entries(manifest.files)) {

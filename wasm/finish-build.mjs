@@ -28,8 +28,10 @@ const wasm = readFileSync(join(buildDir, 'wllama.wasm'));
 // wllama's worker renames the first `var Module` and evaluates the glue with its own Module config
 // (locateFile included); the pthread workers evaluate the same glue with a bare Module. The hook
 // goes right after that `var Module` statement and acts only where a locateFile exists.
+// Not anchored to a line start: with threads the glue opens with its GROWABLE_HEAP helpers on the
+// same (minified) line.
 const firstStatement =
-  /^var Module\s*=\s*typeof Module\s*!==?\s*["']undefined["']\s*\?\s*Module\s*:\s*\{\};?/m;
+  /var Module\s*=\s*typeof Module\s*!==?\s*["']undefined["']\s*\?\s*Module\s*:\s*\{\};?/;
 const match = firstStatement.exec(glue);
 if (!match) throw new Error('emscripten glue has no `var Module = typeof Module ...` line');
 if (glue.indexOf('var Module') !== match.index) {

@@ -10,6 +10,8 @@ export default tseslint.config(
       'build/',
       'tests/.cache/',
       'bench/.cache/',
+      'wasm/.cache/',
+      'wasm/prebuilt/',
       'test-results/',
       'playwright-report/',
     ],

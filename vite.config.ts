@@ -85,7 +85,13 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['src/**/*.test.ts', 'sw/**/*.test.ts', 'tests/unit/**/*.test.ts', 'bench/*.test.ts'],
+    include: [
+      'src/**/*.test.ts',
+      'sw/**/*.test.ts',
+      'tests/unit/**/*.test.ts',
+      'bench/*.test.ts',
+      'wasm/*.test.ts',
+    ],
     environment: 'node',
     // CI sums unit and browser test counts from these reports.
     reporters: ['default', 'json'],

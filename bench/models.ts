@@ -1,4 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, rename, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { encodeGguf, writeGgufFile } from '../tests/support/gguf-writer.js';
 import {
@@ -8,11 +10,13 @@ import {
   lfm2Model,
   writeBenchModel,
 } from '../tests/support/lfm2-fixtures.js';
-import type { BenchSize } from './workload.js';
+import type { BenchQuant, BenchSize } from './workload.js';
 
 /** A generated model file the benchmark runs. */
 export interface BenchModelFile {
   size: BenchSize;
+  /** Weight type; the tiny model is F16 and says Q8_0 here (it is never compared). */
+  quant: BenchQuant;
   /** Its id in the browser's model store. */
   id: string;
   path: string;
@@ -56,6 +60,7 @@ export async function prepareModels(
     const info = await stat(path);
     files.push({
       size,
+      quant: 'Q8_0',
       id,
       path,
       bytes: info.size,
@@ -70,4 +75,30 @@ export async function prepareModels(
 export async function visionFixture(dir: string): Promise<{ model: string; projector: string }> {
   const paths = await ensureFixtures(dir);
   return { model: paths.lfm2Vl, projector: paths.mmproj };
+}
+
+/**
+ * Writes a Q4_K_M copy of a Q8_0 bench model with native llama.cpp's `llama-quantize` (built by
+ * `bench/build-native.sh` from the same sources), unless one newer than the Q8_0 file is there.
+ * llama-quantize applies its own Q4_K_M mix (Q4_K with Q6_K for some tensors), as for a real model.
+ */
+export async function quantizeQ4KM(
+  q8: BenchModelFile,
+  quantizeBinary: string,
+  log: (line: string) => void,
+): Promise<BenchModelFile> {
+  const id = q8.id.replace(/-q8_0$/, '-q4_k_m');
+  const path = q8.path.replace(/-q8_0\.gguf$/, '-q4_k_m.gguf');
+  let info = await stat(path).catch(() => undefined);
+  if (!info || info.mtimeMs < q8.writtenAt) {
+    log(`quantizing ${q8.id} to Q4_K_M`);
+    await promisify(execFile)(
+      quantizeBinary,
+      ['--allow-requantize', q8.path, `${path}.part`, 'Q4_K_M'],
+      { maxBuffer: 1 << 26 },
+    );
+    await rename(`${path}.part`, path);
+    info = await stat(path);
+  }
+  return { ...q8, quant: 'Q4_K_M', id, path, bytes: info.size, writtenAt: info.mtimeMs };
 }

@@ -20,6 +20,8 @@ function cell(
   return `${format(figure.median)}${spread}${ratio(figure.median, base?.median)}`;
 }
 
+const modelLabel = (row: EngineRow) => `${row.size} ${row.quant ?? 'Q8_0'}`;
+
 function engineLabel(row: EngineRow): string {
   const path = row.backend === 'cpu' ? 'CPU' : row.backend === 'wasm' ? 'WASM' : 'WebGPU';
   return `${row.engine} | ${path} | ${row.threads}`;
@@ -35,7 +37,7 @@ function engineTable(results: BenchResults): string {
       row.engine === 'llama.cpp (native)' ? undefined : nativeFor(results.engines, row);
     if (!row.available) {
       lines.push(
-        `| ${row.size} | ${engineLabel(row)} | not available: ${row.reason ?? ''} |||||||`,
+        `| ${modelLabel(row)} | ${engineLabel(row)} | not available: ${row.reason ?? ''} |||||||`,
       );
       continue;
     }
@@ -48,7 +50,7 @@ function engineTable(results: BenchResults): string {
     lines.push(
       [
         '',
-        row.size,
+        modelLabel(row),
         engineLabel(row),
         cell(row.promptTokS, speed, native?.promptTokS),
         cell(row.decodeTokS, speed, native?.decodeTokS),
@@ -122,7 +124,10 @@ export function machineLine(results: BenchResults): string {
           )
           .join('; ')}`
       : `load average ${m.loadAverage.toFixed(2)} at the start; ${results.finishedAt.slice(0, 10)}`;
-  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Node ${m.node}; ${m.browser} headless; ${when}${results.settings.quick ? '; **quick mode: tiny model, 1 run, short generations: not a measurement**' : ''}.`;
+  const native = results.native
+    ? `; native reference: llama.cpp ${results.native.commit.slice(0, 7)} (${results.native.source}) built here by ${results.native.compiler}, ${results.native.flags}; CPU features ${results.native.cpuFeatures.join(' ')}`
+    : '';
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Node ${m.node}; ${m.browser} headless; ${when}${native}${results.settings.quick ? '; **quick mode: tiny model, 1 run, short generations: not a measurement**' : ''}.`;
 }
 
 /** The settings in words. */

@@ -1,13 +1,23 @@
 import type { EmbeddingRow } from './embeddings.js';
 import type { RunSummary } from './add-run.js';
+import type { NativeBuildInfo } from './llama-bench.js';
 import type { CapabilityCheck } from './page/bench-api.js';
 import type { Figure } from './stats.js';
-import type { BenchSettings, BenchSize } from './workload.js';
+import type { BenchQuant, BenchSettings, BenchSize } from './workload.js';
 
 /** One engine on one compute path: speeds, turn latencies, load time and memory. */
 export interface EngineRow {
   size: BenchSize;
-  engine: 'llama.cpp (native)' | 'wllama' | 'node-llama-wasm';
+  /**
+   * `llama.cpp (native)`: llama.cpp built here with `-march=native`, timed by its llama-bench;
+   * `llama.node (prebuilt)`: `@fugood/llama.node`'s prebuilt binary (no AVX, one thread), the
+   * bench's earlier reference; `wllama`: wllama 3.8.1's stock wasm; `lmtab-cpu`: lmtab's CPU
+   * build (wllama's engine with ggml's wasm SIMD kernels, `wasm/`).
+   */
+  engine:
+    'llama.cpp (native)' | 'llama.node (prebuilt)' | 'wllama' | 'lmtab-cpu' | 'node-llama-wasm';
+  /** The model file's weight type; absent means Q8_0 (results written before Q4_K_M rows). */
+  quant?: BenchQuant;
   /** `cpu` for native threads, `wasm` for WebAssembly threads, `webgpu`. */
   backend: 'cpu' | 'wasm' | 'webgpu';
   threads: number;
@@ -95,9 +105,11 @@ export interface BenchResults {
     /** Other work on the machine while measuring: the 1-minute load average at the start. */
     loadAverage: number;
   };
+  /** The native reference built here (`bench/build-native.sh`), when it ran. */
+  native?: NativeBuildInfo;
   /** The runs this file joins, oldest first, when `--add-to` added one to another. */
   runs?: RunSummary[];
-  models: { size: BenchSize; id: string; bytes: number }[];
+  models: { size: BenchSize; quant?: BenchQuant; id: string; bytes: number }[];
   /** How peak memory was measured. */
   memoryMethod: string;
   engines: EngineRow[];

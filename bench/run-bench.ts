@@ -17,7 +17,13 @@ import { buildBenchPage } from './build-page.js';
 import type { ChatTurnsResult } from './chat-turns.js';
 import type { GenerateSpec } from './generate-spec.js';
 import { wireRequest } from './generate-spec.js';
-import { prepareModels, visionFixture, type BenchModelFile } from './models.js';
+import {
+  ensureNativeBuild,
+  nativePaths,
+  runLlamaBench,
+  type NativeBuildInfo,
+} from './llama-bench.js';
+import { prepareModels, quantizeQ4KM, visionFixture, type BenchModelFile } from './models.js';
 import { runNative } from './native-reference.js';
 import type { BenchPageApi, CapabilityCheck, PageInfo } from './page/bench-api.js';
 import { findBrowserPid, samplePeakRss, treeRssBytes } from './process-memory.js';
@@ -32,7 +38,13 @@ import {
   type StreamTiming,
 } from './stream-timing.js';
 import { checkTargets } from './targets.js';
-import { benchSettings, WordTexts, type BenchSettings, type BenchSize } from './workload.js';
+import {
+  benchSettings,
+  WordTexts,
+  type BenchQuant,
+  type BenchSettings,
+  type BenchSize,
+} from './workload.js';
 import { testPorts } from '../tests/support/test-ports.js';
 
 const root = process.cwd();
@@ -49,6 +61,7 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     sizes: { type: 'string' },
+    quants: { type: 'string' },
     runs: { type: 'string' },
     threads: { type: 'string' },
     port: { type: 'string', default: String(testPorts.bench) },
@@ -56,6 +69,9 @@ const { values: args } = parseArgs({
     engines: { type: 'string' },
     'skip-llama-wasm': { type: 'boolean', default: false },
     'skip-native': { type: 'boolean', default: false },
+    'no-chat': { type: 'boolean', default: false },
+    'no-transports': { type: 'boolean', default: false },
+    clients: { type: 'string' },
     'add-to': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -65,14 +81,21 @@ if (args.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick              tiny model, 1 run, short generations: proves the harness, measures nothing
   --sizes=350M,1.2B    model sizes (tiny, 350M, 1.2B); default 350M,1.2B (tiny with --quick)
+  --quants=Q8_0,Q4_K_M weight types; default both (Q4_K_M is quantized from Q8_0 by the native
+                       reference's llama-quantize); Q8_0 only with --quick
   --runs=N             runs per figure; default 3 (1 with --quick)
   --threads=1,4        thread counts; default 1, half the cores and all cores
   --port=${testPorts.bench}         port of the relay that serves the bench page
   --webgpu=auto        auto: offer a WebGPU adapter if the browser has one (SwiftShader allowed);
                        swiftshader: force SwiftShader; off: no WebGPU
-  --engines=LIST       which engines: native, wllama, node-llama-wasm; default all three
+  --engines=LIST       which engines: native (llama.cpp built here, llama-bench), llama.node
+                       (the old prebuilt reference), lmtab-cpu (lmtab's CPU build), wllama
+                       (wllama's stock build), node-llama-wasm; default all
   --skip-llama-wasm    skip @fugood/node-llama-wasm
-  --skip-native        skip the native llama.cpp reference
+  --skip-native        skip both native references
+  --no-chat            engine rows measure prompt, decode, load and memory only (no chat turns)
+  --no-transports      skip the transport rows (concurrent clients still run)
+  --clients=1,4        concurrent client counts; default 1,4,8
   --add-to=FILE        add this run's engine rows to an earlier results file (e.g. 1.2B rows to
                        a 350M run), skipping transports, concurrent clients and the engine-choice
                        checks, which the earlier run measured; latest.* then show the joined figures
@@ -84,6 +107,7 @@ Environment: LMTAB_BROWSER (Chromium path), LMTAB_BENCH_BROWSER_ARGS (extra brow
 function settingsFromArgs(): BenchSettings {
   const settings = benchSettings(args.quick ?? false);
   if (args.sizes) settings.sizes = args.sizes.split(',').map((s) => s.trim() as BenchSize);
+  if (args.clients) settings.clients = args.clients.split(',').map((c) => Math.max(1, Number(c)));
   if (args.runs) {
     settings.runs = Math.max(1, Number(args.runs));
     settings.transportRuns = Math.max(settings.runs, settings.transportRuns);
@@ -212,15 +236,23 @@ async function wllamaRow(
   model: BenchModelFile,
   threads: number,
   backend: 'wasm' | 'webgpu',
+  build: 'stock' | 'lmtab-cpu' = 'stock',
 ): Promise<EngineRow> {
   const { page, settings } = ctx;
   const texts = textsFor(ctx, model);
-  const base = { size: model.size, engine: 'wllama' as const, backend, threads };
-  await pageCall(page, 'configure', { threads, gpuLayers: backend === 'wasm' ? 0 : undefined });
+  const engine = build === 'stock' ? ('wllama' as const) : ('lmtab-cpu' as const);
+  const base = { size: model.size, quant: model.quant, engine, backend, threads };
+  await pageCall(page, 'configure', {
+    threads,
+    gpuLayers: backend === 'wasm' ? 0 : undefined,
+    build,
+  });
   const sampler = memory(ctx);
   const runs = new Runs();
   for (let run = 0; run < settings.runs; run++) {
-    log(`wllama ${backend} ${threads}t ${model.size}: run ${run + 1}/${settings.runs}`);
+    log(
+      `${engine} ${backend} ${threads}t ${model.size} ${model.quant}: run ${run + 1}/${settings.runs}`,
+    );
     const loaded = await pageCall(page, 'load', model.id);
     if (backend === 'webgpu' && loaded.info?.backend !== 'webgpu') {
       sampler.stop();
@@ -239,14 +271,15 @@ async function wllamaRow(
         maxTokens: settings.decodeTokens,
       }),
     );
-    runs.chat(
-      await pageCall(
-        page,
-        'directChat',
-        model.id,
-        texts.chat(settings.turns, settings.userMessageTokens, settings.replyTokens),
-      ),
-    );
+    if (!args['no-chat'])
+      runs.chat(
+        await pageCall(
+          page,
+          'directChat',
+          model.id,
+          texts.chat(settings.turns, settings.userMessageTokens, settings.replyTokens),
+        ),
+      );
   }
   const memoryFigures = sampler.stop();
   await pageCall(page, 'unload');
@@ -296,6 +329,7 @@ async function llamaWasmRow(
   await pageCall(page, 'llamaWasmRelease');
   return {
     size: model.size,
+    quant: model.quant,
     engine: 'node-llama-wasm',
     backend: 'wasm',
     threads,
@@ -315,7 +349,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * an hours-long run still writes every other figure.
  */
 async function orFailed(
-  row: Pick<EngineRow, 'size' | 'engine' | 'backend' | 'threads'>,
+  row: Pick<EngineRow, 'size' | 'quant' | 'engine' | 'backend' | 'threads'>,
   measure: () => Promise<EngineRow>,
 ): Promise<EngineRow> {
   try {
@@ -335,7 +369,7 @@ async function nativeRow(
 ): Promise<EngineRow> {
   const { settings } = ctx;
   const texts = new WordTexts(model.words);
-  log(`native llama.cpp ${threads}t ${model.size}: ${settings.runs} runs`);
+  log(`llama.node ${threads}t ${model.size} ${model.quant}: ${settings.runs} runs`);
   const result = await runNative(childScript, {
     model: model.path,
     threads,
@@ -353,7 +387,8 @@ async function nativeRow(
   for (const chat of result.chats) runs.chat(chat);
   return {
     size: model.size,
-    engine: 'llama.cpp (native)',
+    quant: model.quant,
+    engine: 'llama.node (prebuilt)',
     backend: 'cpu',
     threads,
     available: true,
@@ -362,6 +397,39 @@ async function nativeRow(
     loadFrom: 'disk, mmap',
     streams: true,
     peakMemoryMiB: mib(result.peakRssBytes),
+  };
+}
+
+/** Native llama.cpp built here, timed by its own llama-bench on the same file and threads. */
+async function llamaBenchRow(
+  ctx: Context,
+  model: BenchModelFile,
+  threads: number,
+): Promise<EngineRow> {
+  const { settings } = ctx;
+  log(
+    `llama.cpp native (llama-bench) ${threads}t ${model.size} ${model.quant}: ${settings.runs} runs`,
+  );
+  const figures = await runLlamaBench(root, {
+    model: model.path,
+    threads,
+    promptTokens: settings.promptTokens,
+    decodeTokens: settings.decodeTokens,
+    runs: settings.runs,
+  });
+  return {
+    size: model.size,
+    quant: model.quant,
+    engine: 'llama.cpp (native)',
+    backend: 'cpu',
+    threads,
+    available: true,
+    promptTokS: figures.promptTokS,
+    decodeTokS: figures.decodeTokS,
+    promptTokens: figures.promptTokens,
+    loadFrom: 'disk, mmap',
+    streams: true,
+    peakMemoryMiB: figures.peakMemoryMiB,
   };
 }
 
@@ -435,6 +503,9 @@ async function concurrencyRows(
 ): Promise<ConcurrencyRow[]> {
   const { page, settings } = ctx;
   const texts = textsFor(ctx, model);
+  // The app's engine and build (src/engine/cpu-build-files.ts).
+  await pageCall(page, 'configure', { threads, gpuLayers: 0 });
+  await pageCall(page, 'load', model.id);
   const rows: ConcurrencyRow[] = [];
   const specs = (clients: number) =>
     Array.from({ length: clients }, () => ({
@@ -522,7 +593,22 @@ async function main(): Promise<void> {
   const earlier = args['add-to'] ? await readEarlierResults(args['add-to']) : undefined;
   const engineNames = chosenEngines();
   log(`settings: ${JSON.stringify({ ...settings })}`);
-  const models = await prepareModels(settings.sizes, join(cacheDir, 'models'), log);
+  const quants = (args.quants?.split(',').map((q) => q.trim()) ??
+    (settings.quick ? ['Q8_0'] : ['Q8_0', 'Q4_K_M'])) as BenchQuant[];
+  const unknownQuant = quants.filter((q) => q !== 'Q8_0' && q !== 'Q4_K_M');
+  if (unknownQuant.length > 0)
+    throw new Error(`--quants: expected Q8_0 and/or Q4_K_M, got ${unknownQuant.join(', ')}`);
+  // The native reference is also the quantizer of the Q4_K_M files.
+  let native: NativeBuildInfo | undefined;
+  if (engineNames.has('native') || quants.includes('Q4_K_M'))
+    native = await ensureNativeBuild(root, log);
+  const q8Models = await prepareModels(settings.sizes, join(cacheDir, 'models'), log);
+  const models: BenchModelFile[] = [];
+  for (const model of q8Models) {
+    if (quants.includes('Q8_0')) models.push(model);
+    if (quants.includes('Q4_K_M') && model.size !== 'tiny')
+      models.push(await quantizeQ4KM(model, nativePaths(root).quantize, log));
+  }
   const vision = await visionFixture(join(root, 'tests/.cache/fixtures'));
   log('building the bench page');
   await buildBenchPage(root, appDir);
@@ -581,31 +667,59 @@ async function main(): Promise<void> {
     const allThreads = Math.max(...threadCounts);
     const engines: EngineRow[] = [];
     for (const model of models) {
+      const quant = model.quant;
       if (engineNames.has('native')) {
         for (const threads of threadCounts) {
           engines.push(
             await orFailed(
-              { size: model.size, engine: 'llama.cpp (native)', backend: 'cpu', threads },
+              { size: model.size, quant, engine: 'llama.cpp (native)', backend: 'cpu', threads },
+              () => llamaBenchRow(ctx, model, threads),
+            ),
+          );
+        }
+      }
+      if (engineNames.has('llama.node')) {
+        for (const threads of threadCounts) {
+          engines.push(
+            await orFailed(
+              { size: model.size, quant, engine: 'llama.node (prebuilt)', backend: 'cpu', threads },
               () => nativeRow(ctx, model, threads, childScript),
             ),
           );
         }
       }
+      if (engineNames.has('lmtab-cpu')) {
+        for (const threads of threadCounts)
+          engines.push(
+            await orFailed(
+              { size: model.size, quant, engine: 'lmtab-cpu', backend: 'wasm', threads },
+              () => wllamaRow(ctx, model, threads, 'wasm', 'lmtab-cpu'),
+            ),
+          );
+      }
       if (engineNames.has('wllama')) {
         for (const threads of threadCounts)
           engines.push(
-            await orFailed({ size: model.size, engine: 'wllama', backend: 'wasm', threads }, () =>
-              wllamaRow(ctx, model, threads, 'wasm'),
+            await orFailed(
+              { size: model.size, quant, engine: 'wllama', backend: 'wasm', threads },
+              () => wllamaRow(ctx, model, threads, 'wasm'),
             ),
           );
         engines.push(
           info.plan.backend === 'webgpu'
             ? await orFailed(
-                { size: model.size, engine: 'wllama', backend: 'webgpu', threads: allThreads },
+                {
+                  size: model.size,
+                  quant,
+                  engine: 'wllama',
+                  backend: 'webgpu',
+                  threads: allThreads,
+                },
                 () => wllamaRow(ctx, model, allThreads, 'webgpu'),
               )
             : {
                 size: model.size,
+                quant,
                 engine: 'wllama',
                 backend: 'webgpu',
                 threads: allThreads,
@@ -618,14 +732,15 @@ async function main(): Promise<void> {
         for (const threads of threadCounts)
           engines.push(
             await orFailed(
-              { size: model.size, engine: 'node-llama-wasm', backend: 'wasm', threads },
+              { size: model.size, quant, engine: 'node-llama-wasm', backend: 'wasm', threads },
               () => llamaWasmRow(ctx, model, threads),
             ),
           );
       }
     }
-    const first = models[0]!;
-    const transport = earlier ? [] : await transportRows(ctx, first, allThreads);
+    const first = models.find((m) => m.quant === 'Q8_0') ?? models[0]!;
+    const transport =
+      earlier || args['no-transports'] ? [] : await transportRows(ctx, first, allThreads);
     const concurrency = earlier ? [] : await concurrencyRows(ctx, first, allThreads);
     const embeddings = earlier
       ? undefined
@@ -684,7 +799,8 @@ async function main(): Promise<void> {
           `Chromium (${info.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'unknown'})`,
         loadAverage,
       },
-      models: models.map((m) => ({ size: m.size, id: m.id, bytes: m.bytes })),
+      native,
+      models: models.map((m) => ({ size: m.size, quant: m.quant, id: m.id, bytes: m.bytes })),
       memoryMethod:
         "the sum of VmRSS over Chromium's process tree (browser, renderer with its workers, GPU and utility processes), sampled every 500 ms from /proc while that engine ran, with the sum before loading in parentheses; native: VmHWM of the reference's own child process.",
       engines,
@@ -705,7 +821,7 @@ async function main(): Promise<void> {
   }
 }
 
-const engineChoices = ['native', 'wllama', 'node-llama-wasm'] as const;
+const engineChoices = ['native', 'llama.node', 'lmtab-cpu', 'wllama', 'node-llama-wasm'] as const;
 
 /** The engines `--engines` names, less those a `--skip-*` flag leaves out. */
 function chosenEngines(): Set<(typeof engineChoices)[number]> {
@@ -717,7 +833,10 @@ function chosenEngines(): Set<(typeof engineChoices)[number]> {
     );
   }
   const chosen = new Set(names as (typeof engineChoices)[number][]);
-  if (args['skip-native']) chosen.delete('native');
+  if (args['skip-native']) {
+    chosen.delete('native');
+    chosen.delete('llama.node');
+  }
   if (args['skip-llama-wasm']) chosen.delete('node-llama-wasm');
   return chosen;
 }

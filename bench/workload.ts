@@ -3,6 +3,9 @@ import type { ChatWorkload } from './chat-turns.js';
 /** Sizes the benchmark runs: `tiny` proves the harness (quick mode), the others measure. */
 export type BenchSize = 'tiny' | '350M' | '1.2B';
 
+/** Weight types of the measured files: Q8_0 from the project's writer, Q4_K_M quantized from it. */
+export type BenchQuant = 'Q8_0' | 'Q4_K_M';
+
 /** What the benchmark measures and how much; every length is in tokens. */
 export interface BenchSettings {
   /** Quick mode: tiny model, one run, short generations; proves the harness, measures nothing. */

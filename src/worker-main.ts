@@ -6,6 +6,7 @@ import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
 import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
+import { cpuBuildByDefault, lmtabCpuBuild } from './engine/cpu-build-files.js';
 import type { EngineSettings } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';
@@ -42,7 +43,12 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
     const engine = createEngineSwitch({
       store,
       engines: {
-        gguf: createWllamaEngine({ store, wasmUrl, ...message.settings }),
+        gguf: createWllamaEngine({
+          store,
+          wasmUrl,
+          cpuBuild: cpuBuildByDefault ? lmtabCpuBuild : undefined,
+          ...message.settings,
+        }),
         // MLC models load from the store through the service worker's /lmtab-store/ URLs.
         mlc: createWebLlmEngine({
           store,

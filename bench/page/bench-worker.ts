@@ -7,6 +7,7 @@ import { createRouter } from '../../src/api/index.js';
 import { servePort, type FrameHandler } from '../../src/bridge/index.js';
 import { createWllamaEngine, type Engine } from '../../src/engine/index.js';
 import { createIdbModelStore } from '../../src/store/index.js';
+import { cpuBuildByDefault, lmtabCpuBuild } from '../../src/engine/cpu-build-files.js';
 import packageJson from '../../package.json';
 import type { FromWorker, ToWorker, WorkerCall, WllamaBenchConfig } from './worker-protocol.js';
 
@@ -21,8 +22,12 @@ const store = createIdbModelStore();
 // The bench decides when models load and unload.
 const keepAliveMs = 24 * 60 * 60_000;
 
-function start(config: WllamaBenchConfig) {
-  const engine = createWllamaEngine({ store, wasmUrl, keepAliveMs, ...config });
+function start({ build, ...config }: WllamaBenchConfig) {
+  if (build === 'lmtab-cpu' && !lmtabCpuBuild) throw new Error('wasm/prebuilt/ has no CPU build');
+  // Without a build named, the app's choice (transports and concurrent clients measure the app).
+  const useCpuBuild = build === 'lmtab-cpu' || (build === undefined && cpuBuildByDefault);
+  const cpuBuild = useCpuBuild ? lmtabCpuBuild : undefined;
+  const engine = createWllamaEngine({ store, wasmUrl, cpuBuild, keepAliveMs, ...config });
   const router = createRouter({ engine, store, version: packageJson.version });
   return { engine, router };
 }

@@ -9,6 +9,8 @@ import type {
 export interface WllamaBenchConfig {
   /** WebAssembly threads. */
   threads: number;
+  /** Build for CPU loads: lmtab's (`lmtab-cpu`) or wllama's stock one; default the app's choice. */
+  build?: 'lmtab-cpu' | 'stock';
   /** Layers offloaded to WebGPU; 0 = CPU only, absent = all when an adapter exists. */
   gpuLayers?: number;
   /** Parallel slots; default the engine's (4). */

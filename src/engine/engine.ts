@@ -186,6 +186,8 @@ export interface EngineInfo {
   engine: string;
   /** `webgpu` when layers run on a GPU adapter, `wasm` when on the CPU only. */
   backend: 'webgpu' | 'wasm';
+  /** Which build of the engine runs it, e.g. `lmtab-cpu` (see `src/engine/cpu-build.ts`). */
+  build?: string;
   /** Description of the WebGPU adapter in use, when there is one. */
   adapter?: string;
   /** CPU threads used by WebAssembly. */

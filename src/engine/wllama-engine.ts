@@ -1,4 +1,4 @@
-import { Wllama, WllamaAbortError, WllamaRuntimeError } from '@wllama/wllama/esm/index.js';
+import { WllamaAbortError, WllamaRuntimeError, type Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { readGgufHeader } from '../store/gguf-header.js';
 import type { ModelBlobs, ModelRecord, ModelStore } from '../store/index.js';
@@ -15,6 +15,7 @@ import type {
   LoadOptions,
   Usage,
 } from './engine.js';
+import { createWllamaFor, type CpuBuild } from './cpu-build.js';
 import { prepareImage } from './image-input.js';
 import { LogRing } from './log-ring.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
@@ -34,6 +35,8 @@ export interface WllamaEngineOptions {
   store: Pick<ModelStore, 'get' | 'open' | 'touch'>;
   /** URL of wllama's `wllama.wasm`. */
   wasmUrl: string;
+  /** lmtab's CPU build, used for loads without WebGPU; without it wllama's stock build runs them. */
+  cpuBuild?: CpuBuild;
   /** Layers to offload to WebGPU; default all of them when an adapter exists. 0 = CPU only. */
   gpuLayers?: number;
   /** WebAssembly threads; default every core the page may use (1 without cross-origin isolation). */
@@ -162,14 +165,14 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   async function start(
     record: ModelRecord,
     blobs: ModelBlobs,
-    info: EngineInfo,
+    planned: EngineInfo,
     contextLength: number,
   ) {
     const log = new LogRing(200);
-    const wllama = new Wllama(
-      { default: options.wasmUrl },
-      { logger: log.logger(), allowOffline: true },
-    );
+    const { wllama, info } = createWllamaFor(planned, options.wasmUrl, options.cpuBuild, {
+      logger: log.logger(),
+      allowOffline: true,
+    });
     try {
       await wllama.loadModel(blobs.projector ? [...blobs.model, blobs.projector] : blobs.model, {
         n_ctx: contextLength,

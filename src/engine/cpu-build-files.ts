@@ -1,0 +1,22 @@
+import type { CpuBuild } from './cpu-build.js';
+
+// The committed build (`wasm/prebuilt/`, `npm run build:wasm`). A glob, not an import, so that a
+// checkout without the files still builds (and runs every load on wllama's stock build).
+const files = import.meta.glob<string>('../../wasm/prebuilt/lmtab-cpu.{js,wasm}', {
+  query: '?url',
+  import: 'default',
+  eager: true,
+});
+
+/** lmtab's CPU build's URLs in this bundle, or undefined when `wasm/prebuilt/` has no build. */
+export const lmtabCpuBuild: CpuBuild | undefined = (() => {
+  const glueUrl = files['../../wasm/prebuilt/lmtab-cpu.js'];
+  const wasmUrl = files['../../wasm/prebuilt/lmtab-cpu.wasm'];
+  return glueUrl && wasmUrl ? { glueUrl, wasmUrl } : undefined;
+})();
+
+/**
+ * Whether the app's CPU-only loads use lmtab's CPU build (when it is in the bundle). Off until the
+ * e2e suites have passed on it: see wasm/README.md.
+ */
+export const cpuBuildByDefault = false;

@@ -1,0 +1,64 @@
+import { Wllama, type WllamaConfig } from '@wllama/wllama/esm/index.js';
+import type { EngineInfo } from './engine.js';
+
+/**
+ * lmtab's CPU WebAssembly build (`wasm/prebuilt/`, made by `npm run build:wasm`): llama.cpp with
+ * ggml's wasm SIMD kernels and wllama's C++ glue, compiled for wasm32 with threads. wllama 3.8.1's
+ * own wasm is built with `GGML_CPU_GENERIC` (no SIMD kernels); this one runs its CPU path about
+ * three times faster (bench/NOTES.md).
+ */
+export interface CpuBuild {
+  /** URL of the build's emscripten JavaScript glue (`lmtab-cpu.js`). */
+  glueUrl: string;
+  /** URL of its `lmtab-cpu.wasm`. */
+  wasmUrl: string;
+}
+
+/** Name of each build in {@link EngineInfo.build}. */
+export const buildNames = { stock: 'wllama 3.8.1', cpu: 'lmtab-cpu' } as const;
+
+type WorkerResources = ReturnType<Wllama['getWorkerResources']>;
+
+/**
+ * Makes a wllama instance for a planned load: a CPU-only plan runs on lmtab's CPU build when one is
+ * given, a WebGPU plan on wllama's stock build (the one with llama.cpp's WebGPU backend).
+ *
+ * wllama loads another emscripten glue and wasm only in its "compat" mode (wasm32, asynchronous
+ * file reads through Asyncify), which it enables by itself only where JSPI or memory64 is missing.
+ * lmtab's build is exactly such a wasm32 build, so its resources are handed to wllama's worker the
+ * way compat mode hands them: this instance's `getWorkerResources` answers them for every browser.
+ */
+export function createWllamaFor(
+  info: EngineInfo,
+  stockWasmUrl: string,
+  cpuBuild: CpuBuild | undefined,
+  config: WllamaConfig,
+): { wllama: Wllama; info: EngineInfo } {
+  const wllama = new Wllama({ default: stockWasmUrl }, config);
+  const resources = cpuWorkerResources(info, cpuBuild);
+  if (!resources) return { wllama, info: { ...info, build: buildNames.stock } };
+  wllama.getWorkerResources = () => ({ ...resources });
+  return { wllama, info: { ...info, build: buildNames.cpu } };
+}
+
+/**
+ * What wllama's worker loads for a planned load: lmtab's CPU build as compat-mode resources for a
+ * CPU-only plan when a build is given, otherwise nothing (wllama's own choice, the stock build).
+ */
+export function cpuWorkerResources(
+  info: EngineInfo,
+  cpuBuild: CpuBuild | undefined,
+): WorkerResources | undefined {
+  if (info.backend !== 'wasm' || !cpuBuild) return undefined;
+  return {
+    wasmPath: absoluteUrl(cpuBuild.wasmUrl),
+    jsPath: absoluteUrl(cpuBuild.glueUrl),
+    compat: true,
+    noWebGPU: true,
+  };
+}
+
+/** Resolves a URL against the page or worker location (wllama's worker runs from a Blob URL). */
+function absoluteUrl(url: string): string {
+  return new URL(url, globalThis.location?.href).href;
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import packageJson from '../package.json';
+import { countSimdOpcodes } from './simd-opcodes.mjs';
+
+const dir = join(import.meta.dirname, 'prebuilt');
+const read = (name: string) => readFileSync(join(dir, name));
+
+interface Manifest {
+  llamaCpp: { source: string; commit: string };
+  glue: string;
+  emscripten: string;
+  cmake: string[];
+  compileFlags: string[];
+  features: Record<string, unknown>;
+  simdOpcodes: { 'i32x4.dot_i16x8_s': number };
+  files: Record<string, { bytes: number; sha256: string }>;
+}
+
+// `npm run build:wasm` writes prebuilt/; until a build is committed the app runs wllama's stock
+// build everywhere (src/engine/cpu-build-files.ts) and there is nothing to check.
+const built = existsSync(join(dir, 'manifest.json'));
+const manifest = (built ? JSON.parse(read('manifest.json').toString()) : {}) as Manifest;
+const sourceEnv = Object.fromEntries(
+  readFileSync(join(import.meta.dirname, 'source.env'), 'utf8')
+    .split('\n')
+    .filter((line) => /^[A-Z_]+=/.test(line))
+    .map((line) => line.split('=') as [string, string]),
+);
+
+describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
+  it('is the files its manifest records, byte for byte', () => {
+    expect(Object.keys(manifest.files).sort()).toEqual(['lmtab-cpu.js', 'lmtab-cpu.wasm']);
+    for (const [name, recorded] of Object.entries(manifest.files)) {
+      const bytes = read(name);
+      expect({ name, bytes: bytes.length }).toEqual({ name, bytes: recorded.bytes });
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(recorded.sha256);
+    }
+  });
+
+  it('was built from the sources wasm/source.env and package.json name', () => {
+    expect(manifest.llamaCpp.commit).toBe(sourceEnv.LLAMA_CPP_COMMIT);
+    expect(manifest.llamaCpp.source).toContain(
+      `node-llama-cpp@${sourceEnv.NODE_LLAMA_CPP_VERSION}`,
+    );
+    expect(manifest.glue).toContain(
+      `@wllama/wllama@${packageJson.devDependencies['@wllama/wllama']}`,
+    );
+    expect(sourceEnv.WLLAMA_VERSION).toBe(packageJson.devDependencies['@wllama/wllama']);
+    expect(manifest.emscripten).toBe('3.1.6');
+  });
+
+  it("with ggml's wasm SIMD kernels, wasm32 threads and JavaScript exceptions, no WebGPU", () => {
+    expect(manifest.cmake).toContain('-DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm');
+    expect(manifest.compileFlags).toEqual(expect.arrayContaining(['-msimd128', '-pthread']));
+    expect(manifest.features).toMatchObject({
+      memory: 'wasm32',
+      simd128: true,
+      threads: true,
+      exceptions: 'javascript',
+      webgpu: false,
+    });
+    const counted = countSimdOpcodes(read('lmtab-cpu.wasm'));
+    expect(counted['i32x4.dot_i16x8_s']).toBe(manifest.simdOpcodes['i32x4.dot_i16x8_s']);
+    // ggml's arch/wasm/quants.c uses it in every integer dot product; a GENERIC build has none.
+    expect(counted['i32x4.dot_i16x8_s']).toBeGreaterThan(20);
+  });
+
+  it("exports what wllama's worker calls, and serves its pthread worker from the glue", () => {
+    const glue = read('lmtab-cpu.js').toString();
+    expect(glue).toMatch(
+      /var Module\s*=\s*typeof Module\s*!=\s*"undefined"\s*\?\s*Module\s*:\s*\{\};/,
+    );
+    for (const name of ['wllama_start', 'wllama_action', 'wllama_malloc', 'wllama_exit']) {
+      expect(glue).toContain(`_${name}`);
+    }
+    expect(glue).toContain('lmtabPthreadWorkerUrl');
+  });
+});

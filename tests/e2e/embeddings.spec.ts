@@ -200,8 +200,10 @@ test.describe('embeddings in the page, through the service worker', () => {
     expect((answers.showDecoder.body as { capabilities: string[] }).capabilities).toEqual([
       'embedding',
     ]);
+    // The chat fixture's LFM2 template renders tools.
     expect((answers.showChat.body as { capabilities: string[] }).capabilities).toEqual([
       'completion',
+      'tools',
     ]);
   });
 });

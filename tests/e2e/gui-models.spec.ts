@@ -27,8 +27,8 @@ test('My Models lists each model with its facts and storage, and deletes after a
   await expect(textItem).toContainText(/Last used:?\s*never/);
   await expect(textItem).not.toContainText('Vision');
   await expect(visionItem).toContainText('Vision');
-  await expect(visionItem).toContainText(/Size:?\s*566\.9 KB/);
-  await expect(panel).toContainText('2 models, 961.9 KB in this browser.');
+  await expect(visionItem).toContainText(/Size:?\s*568\.3 KB/);
+  await expect(panel).toContainText('2 models, 964.6 KB in this browser.');
   await expect(panel.getByRole('meter', { name: 'Storage' })).toHaveAttribute(
     'aria-valuetext',
     /used of/,
@@ -51,7 +51,7 @@ test('My Models lists each model with its facts and storage, and deletes after a
 
   await visionItem.getByRole('button', { name: `Delete ${vision}` }).click();
   const dialog = page.getByRole('dialog', { name: `Delete ${vision}?` });
-  await expect(dialog).toContainText('This frees 566.9 KB');
+  await expect(dialog).toContainText('This frees 568.3 KB');
   await page.screenshot({ path: testInfo.outputPath('delete-dialog.png') });
   await testInfo.attach('delete confirmation', { path: testInfo.outputPath('delete-dialog.png') });
   await dialog.getByRole('button', { name: 'Cancel' }).click();

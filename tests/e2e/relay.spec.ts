@@ -745,8 +745,9 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
         openAiClient(relay).chat.completions.create({ model, messages: hello, max_tokens: 4 }),
       ),
     );
-    for (const answer of answers)
-      expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
+    // Served by the real tabs: tokens were generated. (Four random-weight tokens may all be
+    // control tokens, such as <think>, that leave no text in `content`.)
+    for (const answer of answers) expect(answer.usage?.completion_tokens).toBeGreaterThan(0);
     expect(relay.stats().engines).toHaveLength(engines);
     expect(received).toEqual([]);
   });

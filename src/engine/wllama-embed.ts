@@ -10,6 +10,7 @@ import type {
   GenerateOptions,
   LoadedModel,
 } from './engine.js';
+import { loadWllama } from './load-wllama.js';
 import { LogRing } from './log-ring.js';
 import { confirmBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
@@ -89,8 +90,10 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       { default: options.wasmUrl },
       { logger: log.logger(), allowOffline: true },
     );
-    try {
-      await wllama.loadModel(blobs.model, {
+    await loadWllama(
+      wllama,
+      blobs.model,
+      {
         embeddings: true,
         pooling_type: pooling,
         n_ctx: contextLength,
@@ -100,15 +103,9 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
         n_parallel: parallel,
         n_threads: info.threads,
         n_gpu_layers: info.gpuLayers,
-      });
-    } catch (error) {
-      await wllama.exit().catch(() => undefined);
-      throw new LmtabError(
-        'engine_failure',
-        `Loading embedding model ${record.id} on ${info.backend} failed: ${error instanceof Error ? error.message : String(error)}. Last engine log: ${log.tail(3)}`,
-        { cause: error },
-      );
-    }
+      },
+      { log, label: `embedding model ${record.id}`, info },
+    );
     const proxy = (wllama as unknown as { proxy: WllamaProxy }).proxy;
     return { wllama, proxy, log, info: confirmBackend(info, log.lines()) };
   }

@@ -17,6 +17,7 @@ import type {
 } from './engine.js';
 import { createWllamaFor, type CpuBuild } from './cpu-build.js';
 import { prepareImage } from './image-input.js';
+import { loadWllama } from './load-wllama.js';
 import { LogRing } from './log-ring.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
@@ -173,21 +174,17 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       logger: log.logger(),
       allowOffline: true,
     });
-    try {
-      await wllama.loadModel(blobs.projector ? [...blobs.model, blobs.projector] : blobs.model, {
+    await loadWllama(
+      wllama,
+      blobs.projector ? [...blobs.model, blobs.projector] : blobs.model,
+      {
         n_ctx: contextLength,
         n_parallel: parallel,
         n_threads: info.threads,
         n_gpu_layers: info.gpuLayers,
-      });
-    } catch (error) {
-      await wllama.exit().catch(() => undefined);
-      throw new LmtabError(
-        'engine_failure',
-        `Loading ${record.id} on ${info.backend} failed: ${error instanceof Error ? error.message : String(error)}. Last engine log: ${log.tail(3)}`,
-        { cause: error },
-      );
-    }
+      },
+      { log, label: record.id, info },
+    );
     return { wllama, log, info: confirmBackend(info, log.lines()) };
   }
 

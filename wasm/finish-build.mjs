@@ -1,12 +1,14 @@
 // Turns emscripten's output (wllama.js, wllama.worker.js, wllama.wasm) into lmtab's committed CPU
 // build: one JavaScript glue that wllama's worker can load in place of its own (the pthread worker
 // script is embedded, because wllama's worker answers nothing for "wllama.worker.js"), the wasm,
-// and manifest.json (sources, flags, sha256 of each file, SIMD opcode counts).
+// the media marker pinned in its environment (wasm/media-marker.mjs), and manifest.json (sources,
+// flags, media marker, sha256 of each file, SIMD opcode counts).
 // Usage: node wasm/finish-build.mjs BUILD_DIR OUT_DIR EMSCRIPTEN_VERSION
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mediaMarkerFor, withMediaMarker } from './media-marker.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const [buildDir, outDir, emscriptenVersion] = process.argv.slice(2);
@@ -46,7 +48,8 @@ const hook = [
   '}',
 ].join('\n');
 const end = match.index + match[0].length;
-const outGlue = `${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`;
+const mediaMarker = mediaMarkerFor(wasm);
+const outGlue = withMediaMarker(`${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`, mediaMarker);
 
 mkdirSync(outDir, { recursive: true });
 const files = { 'lmtab-cpu.js': Buffer.from(outGlue), 'lmtab-cpu.wasm': wasm };
@@ -80,6 +83,7 @@ const manifest = {
     asyncify: true,
     webgpu: false,
   },
+  mediaMarker,
   simdOpcodes: countSimdOpcodes(wasm),
   files: Object.fromEntries(
     Object.entries(files).map(([name, bytes]) => [

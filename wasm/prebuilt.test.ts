@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../package.json';
+import { mediaMarkerFor } from './media-marker.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const dir = join(import.meta.dirname, 'prebuilt');
@@ -17,6 +18,7 @@ interface Manifest {
   features: Record<string, unknown>;
   simdOpcodes: { 'i32x4.dot_i16x8_s': number };
   files: Record<string, { bytes: number; sha256: string }>;
+  mediaMarker: string;
 }
 
 // `npm run build:wasm` writes prebuilt/; until a build is committed the app runs wllama's stock
@@ -77,5 +79,12 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
       expect(glue).toContain(`_${name}`);
     }
     expect(glue).toContain('lmtabPthreadWorkerUrl');
+  });
+
+  it("pins the media marker that the engine hands wllama (the glue's load result has none)", () => {
+    expect(manifest.mediaMarker).toBe(mediaMarkerFor(read('lmtab-cpu.wasm')));
+    expect(read('lmtab-cpu.js').toString()).toContain(
+      `var ENV={LLAMA_MEDIA_MARKER:${JSON.stringify(manifest.mediaMarker)}};`,
+    );
   });
 });

@@ -7,16 +7,21 @@ const files = import.meta.glob<string>('../../wasm/prebuilt/lmtab-cpu.{js,wasm}'
   import: 'default',
   eager: true,
 });
+const manifests = import.meta.glob<{ mediaMarker?: string }>('../../wasm/prebuilt/manifest.json', {
+  import: 'default',
+  eager: true,
+});
 
 /** lmtab's CPU build's URLs in this bundle, or undefined when `wasm/prebuilt/` has no build. */
 export const lmtabCpuBuild: CpuBuild | undefined = (() => {
   const glueUrl = files['../../wasm/prebuilt/lmtab-cpu.js'];
   const wasmUrl = files['../../wasm/prebuilt/lmtab-cpu.wasm'];
-  return glueUrl && wasmUrl ? { glueUrl, wasmUrl } : undefined;
+  const mediaMarker = manifests['../../wasm/prebuilt/manifest.json']?.mediaMarker;
+  return glueUrl && wasmUrl && mediaMarker ? { glueUrl, wasmUrl, mediaMarker } : undefined;
 })();
 
 /**
- * Whether the app's CPU-only loads use lmtab's CPU build (when it is in the bundle). Off until the
- * e2e suites have passed on it: see wasm/README.md.
+ * Whether the app's CPU-only loads use lmtab's CPU build (when it is in the bundle). WebGPU loads
+ * always run wllama's stock build.
  */
-export const cpuBuildByDefault = false;
+export const cpuBuildByDefault = true;

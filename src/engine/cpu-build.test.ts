@@ -14,6 +14,7 @@ const gpuPlan: EngineInfo = { ...cpuPlan, backend: 'webgpu', gpuLayers: 999, ada
 const cpuBuild = {
   glueUrl: 'https://app.test/assets/lmtab-cpu.js',
   wasmUrl: 'https://app.test/assets/lmtab-cpu.wasm',
+  mediaMarker: '<__media_lmtab_test__>',
 };
 
 describe('cpuWorkerResources', () => {

@@ -12,6 +12,11 @@ export interface CpuBuild {
   glueUrl: string;
   /** URL of its `lmtab-cpu.wasm`. */
   wasmUrl: string;
+  /**
+   * The marker its server code puts where an image goes (`wasm/media-marker.mjs`): the build's glue
+   * reports none after a load, so wllama is told this one.
+   */
+  mediaMarker: string;
 }
 
 /** Name of each build in {@link EngineInfo.build}. */
@@ -38,6 +43,13 @@ export function createWllamaFor(
   const resources = cpuWorkerResources(info, cpuBuild);
   if (!resources) return { wllama, info: { ...info, build: buildNames.stock } };
   wllama.getWorkerResources = () => ({ ...resources });
+  const load = wllama.loadModel.bind(wllama);
+  wllama.loadModel = async (...args) => {
+    await load(...args);
+    // wllama replaces each image part with its marker; without one it refuses every image.
+    const loaded = wllama as unknown as { mediaMarker?: string };
+    if (!loaded.mediaMarker) loaded.mediaMarker = cpuBuild!.mediaMarker;
+  };
   return { wllama, info: { ...info, build: buildNames.cpu } };
 }
 

@@ -53,10 +53,13 @@ export function modelCapabilities(record: ModelRecord, supportsImages: boolean):
   const capabilities = ['completion'];
   if (supportsImages) capabilities.push('vision');
   if (/\btools\b/.test(template)) capabilities.push('tools');
-  if (template.includes('<think>') || /enable_thinking|reasoning_content/.test(template)) {
-    capabilities.push('thinking');
-  }
+  if (templateThinks(template)) capabilities.push('thinking');
   return capabilities;
+}
+
+/** Whether a chat template renders thinking (has thinking tags or a thinking switch). */
+export function templateThinks(template: string): boolean {
+  return template.includes('<think>') || /enable_thinking|reasoning_content/.test(template);
 }
 
 /** Throws `invalid_request` (400) unless a stored model can embed. */

@@ -34,6 +34,8 @@ export interface WllamaChunk {
     completion_tokens: number;
     prompt_tokens_details?: { cached_tokens?: number };
   } | null;
+  /** llama-server's own result, sent with the last chunk when the request asks `verbose`. */
+  __verbose?: { stop_type?: string; stopping_word?: string };
   timings?: {
     /** Prompt tokens reused from the slot's cache; `prompt_n` counts only those processed. */
     cache_n?: number;

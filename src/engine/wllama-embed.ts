@@ -1,6 +1,7 @@
-import { Wllama, WllamaAbortError, WllamaError } from '@wllama/wllama/esm/index.js';
+import { WllamaAbortError, WllamaError, type Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
+import { createWllamaFor, type CpuBuild } from './cpu-build.js';
 import { assertCanEmbed } from './embedding-model.js';
 import type {
   EmbedInput,
@@ -21,6 +22,8 @@ export interface WllamaEmbedderOptions {
   store: Pick<ModelStore, 'get' | 'open' | 'touch'>;
   /** URL of wllama's `wllama.wasm`. */
   wasmUrl: string;
+  /** lmtab's CPU build, used for a CPU-only plan (as the chat engine does); none: the stock build. */
+  cpuBuild?: CpuBuild;
   /** The compute path to try (the chat engine's plan); WebGPU falls back to WebAssembly. */
   plannedInfo: () => Promise<EngineInfo>;
   /** Inputs embedded together in one llama.cpp batch (parallel slots); default 16. */
@@ -82,14 +85,14 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
   const parallel = options.parallel ?? 16;
   const defaultContextLength = options.contextLength ?? 2048;
 
-  async function start(record: ModelRecord, info: EngineInfo, contextLength: number) {
+  async function start(record: ModelRecord, planned: EngineInfo, contextLength: number) {
     const pooling = assertCanEmbed(record);
     const blobs = await options.store.open(record.id);
     const log = new LogRing(200);
-    const wllama = new Wllama(
-      { default: options.wasmUrl },
-      { logger: log.logger(), allowOffline: true },
-    );
+    const { wllama, info } = createWllamaFor(planned, options.wasmUrl, options.cpuBuild, {
+      logger: log.logger(),
+      allowOffline: true,
+    });
     await loadWllama(
       wllama,
       blobs.model,

@@ -27,7 +27,12 @@ import { SlotQueue } from './slot-queue.js';
 import { continuationTokens, unsafeByteTokens } from './utf8-guard.js';
 import { ForcedToolCallReader } from './forced-tool-call.js';
 import { chunkEvents, type WllamaChunk } from './wllama-chunk-events.js';
-import { findToolCallStart, forcesToolCall, wllamaParams } from './wllama-params.js';
+import {
+  findToolCallStart,
+  findUnusedThinkStart,
+  forcesToolCall,
+  wllamaParams,
+} from './wllama-params.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
 
 /** Options of {@link createWllamaEngine}. */
@@ -66,6 +71,8 @@ interface LoadedWllama {
   unsafeTokens: number[];
   /** Id of the token that opens a tool call in the model's chat format, if it has one. */
   toolCallStart: number | undefined;
+  /** Id of `<think>` when the model's template does not think (banned in chats). */
+  unusedThinkStart: number | undefined;
   /** Tokens starting mid-character, banned when logprobs are asked for (see utf8-guard.ts). */
   continuationTokens: number[];
   /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
@@ -214,6 +221,10 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       log: started.log,
       unsafeTokens: unsafeByteTokens(metadata),
       toolCallStart: findToolCallStart(metadata.get('tokenizer.ggml.tokens')),
+      unusedThinkStart: findUnusedThinkStart(
+        metadata.get('tokenizer.ggml.tokens'),
+        String(metadata.get('tokenizer.chat_template') ?? ''),
+      ),
       continuationTokens: continuationTokens(metadata),
       info: started.info,
       sizeBytes: record.sizeBytes,
@@ -268,6 +279,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
           : wllamaRawCompletion(current.wllama, { ...params, prompt: input.prompt }, { signal })
       ) as AsyncIterable<WllamaChunk>;
       let finishReason: FinishReason = 'stop';
+      let stopSequence: string | undefined;
       let last: WllamaChunk = {};
       let tokens = 0;
       const topLogprobs = request.logprobs?.top;
@@ -289,6 +301,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         }
         const reason = chunk.choices?.[0]?.finish_reason;
         if (reason === 'length' || reason === 'tool_calls') finishReason = reason;
+        if (chunk.__verbose?.stop_type === 'word' && chunk.__verbose.stopping_word) {
+          stopSequence = chunk.__verbose.stopping_word;
+        }
         if (chunk.timings || chunk.usage) last = { ...last, ...chunk };
       }
       signal?.throwIfAborted();
@@ -296,6 +311,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       yield {
         type: 'done',
         finishReason,
+        ...(finishReason === 'stop' && stopSequence !== undefined ? { stopSequence } : {}),
         usage: chunkUsage(last, tokens),
         timings: {
           loadMs,
@@ -313,9 +329,15 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
+        // llama.cpp: "request (N tokens) exceeds the available context size (M tokens), ..."
+        const promptTokens = /request \((\d+) tokens\)/.exec(failure.message)?.[1];
+        const prompt =
+          promptTokens === undefined
+            ? 'The prompt does not fit the context'
+            : `The prompt is ${Number(promptTokens).toLocaleString('en')} tokens, which does not fit the context`;
         throw new LmtabError(
           'context_length_exceeded',
-          `The prompt does not fit the context: ${current.model} is loaded with ${current.contextLength.toLocaleString('en')} tokens of context, and the engine said: ${failure.message}. Shorten the conversation, or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
+          `${prompt}: ${current.model} is loaded with ${current.contextLength.toLocaleString('en')} tokens of context, which must hold the prompt and at least one token of the answer (the engine said: ${failure.message}). Shorten the conversation, or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
           { param: 'messages', cause: error },
         );
       }
@@ -340,6 +362,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   const embedder = createWllamaEmbedder({
     store: options.store,
     wasmUrl: options.wasmUrl,
+    cpuBuild: options.cpuBuild,
     plannedInfo,
     keepAliveMs,
     clock,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerateRequest } from './engine.js';
 import { VALID_UTF8_GRAMMAR } from './utf8-guard.js';
-import { wllamaParams } from './wllama-params.js';
+import { findUnusedThinkStart, wllamaParams } from './wllama-params.js';
 
 const weather = { name: 'get_weather', parameters: { type: 'object' } };
 const time = { name: 'get_time', parameters: { type: 'object' } };
@@ -17,10 +17,35 @@ function chat(extra: Partial<GenerateRequest> = {}): GenerateRequest {
 }
 
 describe('wllamaParams', () => {
-  it('guards free text with the UTF-8 grammar and bans unsafe lead bytes', () => {
+  it('guards free text with the UTF-8 grammar, bans unsafe lead bytes and, without tools, calls', () => {
     const params = wllamaParams(chat(), vocabulary);
-    expect(params).toMatchObject({ grammar: VALID_UTF8_GRAMMAR, logit_bias: [[300, false]] });
+    expect(params).toMatchObject({
+      grammar: VALID_UTF8_GRAMMAR,
+      logit_bias: [
+        [300, false],
+        [50, false],
+      ],
+    });
     expect(params.tools).toBeUndefined();
+    const raw = wllamaParams(
+      { model: 'm', input: { kind: 'prompt', prompt: 'x' }, sampling: {} },
+      vocabulary,
+    );
+    expect(raw.logit_bias).toEqual([[300, false]]);
+  });
+
+  it('bans <think> in chats with a model whose template does not think', () => {
+    const params = wllamaParams(chat({ tools: [weather] }), {
+      ...vocabulary,
+      unusedThinkStart: 52,
+    });
+    expect(params.logit_bias).toEqual([
+      [300, false],
+      [52, false],
+    ]);
+    expect(findUnusedThinkStart(['a', '<think>', '</think>'], '{{ messages }}')).toBe(1);
+    expect(findUnusedThinkStart(['a', '<think>'], '{% if enable_thinking %}')).toBeUndefined();
+    expect(findUnusedThinkStart(['a'], '')).toBeUndefined();
   });
 
   it('forces a named call with its JSON Schema, the tools shown, llama.cpp told none', () => {
@@ -63,6 +88,7 @@ describe('wllamaParams', () => {
     expect(params).toMatchObject({ logprobs: true, top_logprobs: 1, post_sampling_probs: true });
     expect(params.logit_bias).toEqual([
       [300, false],
+      [50, false],
       [400, false],
       [401, false],
     ]);
@@ -78,6 +104,11 @@ describe('wllamaParams', () => {
     );
     expect(raw).toMatchObject({ n_probs: 3, json_schema: {} });
     expect(raw.grammar).toBeUndefined();
+  });
+
+  it("asks for llama.cpp's verbose result, which names the stop string, when stop strings are given", () => {
+    expect(wllamaParams(chat({ sampling: { stop: ['###'] } }), vocabulary).verbose).toBe(true);
+    expect(wllamaParams(chat(), vocabulary).verbose).toBeUndefined();
   });
 
   it('sets enable_thinking from the request', () => {

@@ -1,4 +1,5 @@
 import type { GenerateRequest, SamplingOptions, ToolDefinition } from './engine.js';
+import { templateThinks } from './embedding-model.js';
 import { forcedCallSchema } from './forced-tool-call.js';
 import { VALID_UTF8_GRAMMAR } from './utf8-guard.js';
 
@@ -11,6 +12,12 @@ export interface WllamaVocabularyFacts {
    * `<|tool_call_start|>`, Hermes' `<tool_call>`), when the vocabulary has one.
    */
   toolCallStart?: number;
+  /**
+   * Id of `<think>` when the vocabulary has it but the chat template does not think: such a model
+   * is never asked to think, so the token is banned in chats (llama.cpp would take what follows it
+   * for reasoning and leave the answer empty).
+   */
+  unusedThinkStart?: number;
   /**
    * Tokens whose text starts inside a UTF-8 character; banned when logprobs are asked for, as
    * wllama cannot serialize them as listed alternatives (see utf8-guard.ts).
@@ -37,6 +44,13 @@ export function findToolCallStart(tokens: unknown): number | undefined {
     if (id >= 0) return id;
   }
   return undefined;
+}
+
+/** The id of `<think>` in a vocabulary whose chat template does not think, if any. */
+export function findUnusedThinkStart(tokens: unknown, template: string): number | undefined {
+  if (!Array.isArray(tokens) || templateThinks(template)) return undefined;
+  const id = tokens.indexOf('<think>');
+  return id >= 0 ? id : undefined;
 }
 
 /** llama-server's sampling fields, as wllama forwards them. */
@@ -78,7 +92,9 @@ function wireTool(tool: ToolDefinition) {
  * - A forced call (`required`, or a named tool, which llama.cpp would treat as `auto`) sends the
  *   tools for the template with `tool_choice: "none"` and the call's JSON Schema as the response
  *   format (see forced-tool-call.ts); the engine reads the call from that JSON.
- * - `none` also bans the call-opening token, so no call text leaks into the answer.
+ * - A chat without tools, and `none`, ban the call-opening token, so no call text leaks into the
+ *   answer; a chat with a model that does not think bans `<think>`.
+ * - Stop strings ask for llama.cpp's verbose result, which names the one that ended the answer.
  * - `logprobs`: llama.cpp lists alternatives only when asked for at least one; they are taken
  *   after sampling, so that banned tokens are never listed.
  */
@@ -91,10 +107,11 @@ export function wllamaParams(
   const choice = request.toolChoice ?? 'auto';
   const forced = forcesToolCall(request);
   const banned = [...vocabulary.unsafeTokens];
-  const { toolCallStart } = vocabulary;
-  if (toolCallStart !== undefined && tools.length > 0 && (forced || choice === 'none')) {
+  const { toolCallStart, unusedThinkStart } = vocabulary;
+  if (chat && toolCallStart !== undefined && (tools.length === 0 || forced || choice === 'none')) {
     banned.push(toolCallStart);
   }
+  if (chat && unusedThinkStart !== undefined) banned.push(unusedThinkStart);
   if (request.logprobs !== undefined) banned.push(...(vocabulary.continuationTokens ?? []));
   const params: Record<string, unknown> = {
     ...samplingFields(request.sampling),
@@ -137,6 +154,8 @@ export function wllamaParams(
       params.n_probs = top;
     }
   }
+  // llama.cpp names the stop string that ended an answer only in its verbose result.
+  if (request.sampling.stop?.length) params.verbose = true;
   if (chat && request.thinking !== undefined) {
     params.chat_template_kwargs = { enable_thinking: request.thinking };
   }

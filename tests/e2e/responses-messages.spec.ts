@@ -230,6 +230,41 @@ test.describe('Responses and Messages APIs in the page, through the service work
     expect(result.answer.content.every((block) => block.type !== 'tool_use')).toBe(true);
   });
 
+  test('stop_sequences: the answer ends before the one that matched, named in stop_sequence', async ({
+    page,
+  }) => {
+    await importModel(page, 'tiny-lfm2.gguf');
+    const result = await page.evaluate(async (model) => {
+      // Greedy, so that both answers are the same text (the SDK's types no longer list
+      // temperature; the API takes it).
+      const base = {
+        model,
+        max_tokens: 24,
+        temperature: 0,
+        messages: [{ role: 'user' as const, content: 'Count with me' }],
+      };
+      const ask = (extra: object) => window.anthropic.messages.create({ ...base, ...extra });
+      const long = await ask({});
+      const text = long.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      // Taken from the middle of the greedy answer, so the same answer meets it there.
+      const stop = text.slice(Math.floor(text.length / 2), Math.floor(text.length / 2) + 2);
+      const stopped = await ask({ stop_sequences: ['never-appears', stop] });
+      const stream = window.anthropic.messages.stream({ ...base, stop_sequences: [stop] });
+      const streamed = await stream.finalMessage();
+      return { long, text, stop, stopped, streamed };
+    }, model);
+    expect(result.long.stop_reason).toBe('max_tokens');
+    expect(result.long.stop_sequence).toBeNull();
+    expect(result.stop.length).toBe(2);
+    for (const answer of [result.stopped, result.streamed]) {
+      expect(answer).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: result.stop });
+      expect(answer.content[0]).toMatchObject({
+        type: 'text',
+        text: result.text.slice(0, result.text.indexOf(result.stop)),
+      });
+    }
+  });
+
   test('bad inputs get each protocol’s error shape', async ({ page }) => {
     await importModel(page, 'tiny-lfm2.gguf');
     const answers = await page.evaluate(async (model) => {

@@ -295,4 +295,60 @@ test.describe.serial('tools and structured output through the relay, with Node c
     });
     expect(plain.message.thinking).toBeUndefined();
   });
+
+  test('json_object, streamed reasoning_content (openai) and logprobs (ollama) through the relay', async () => {
+    const client = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any', maxRetries: 0 });
+    const object = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Report as JSON.' }],
+      response_format: { type: 'json_object' },
+      max_tokens: 300,
+      temperature: 0,
+    });
+    expect(object.choices[0].finish_reason).toBe('stop');
+    expectValid({ type: 'object' }, JSON.parse(object.choices[0].message.content ?? ''));
+
+    const stream = await client.chat.completions.create({
+      model: 'tiny-lfm2-thinking',
+      messages: [{ role: 'user', content: question }],
+      max_tokens: 12,
+      temperature: 0,
+      stream: true,
+    });
+    let reasoning = '';
+    let content = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; reasoning_content?: string };
+      reasoning += delta?.reasoning_content ?? '';
+      content += delta?.content ?? '';
+    }
+    expect(reasoning.length).toBeGreaterThan(0);
+    expect(`${reasoning}${content}`).not.toContain('<think>');
+
+    const ollama = new Ollama({ host: relay.url });
+    const chat = await ollama.chat({
+      model,
+      messages: [{ role: 'user', content: 'Hi' }],
+      logprobs: true,
+      top_logprobs: 2,
+      options: { temperature: 1, seed: 3, num_predict: 5 },
+    });
+    expect(chat.logprobs?.length).toBeGreaterThan(0);
+    for (const entry of chat.logprobs ?? []) {
+      expect(typeof entry.token).toBe('string');
+      expect(entry.logprob).toBeLessThanOrEqual(0);
+      expect(entry.top_logprobs?.length).toBe(2);
+    }
+    const generated = await ollama.generate({
+      model,
+      prompt: 'Once upon a time',
+      logprobs: true,
+      stream: true,
+      options: { temperature: 0, num_predict: 4 },
+    });
+    const entries = [];
+    for await (const part of generated) entries.push(...(part.logprobs ?? []));
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((entry) => entry.logprob <= 0)).toBe(true);
+  });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { encodeGguf, writeGgufFile } from '../tests/support/gguf-writer.js';
 import { smallBertConfig, tinyBertModel } from '../tests/support/embedding-fixtures.js';
+import { runLlamaEmbedding } from './llama-bench.js';
 import { summarize, type Figure } from './stats.js';
 
 /** Inputs per request, as the issue asks. */
@@ -101,54 +102,43 @@ export async function lmtabEmbeddingRows(options: LmtabEmbeddingOptions): Promis
   ];
 }
 
-/** The part of @fugood/llama.node this row uses. */
-interface NativeEmbedder {
-  embedding(text: string): Promise<{ embedding: ArrayLike<number> }>;
-  release(): Promise<void>;
-}
-
 /**
- * Native llama.cpp on the same file, through the native binding the bench already has
- * (@fugood/llama.node: its `embedding` call takes one text, so the texts go one after another).
+ * Native llama.cpp on the same file: `llama-embedding`, built by `bench/build-native.sh` from the
+ * same sources as lmtab's CPU build with `-march=native`, given all 64 texts at once (it packs them
+ * into batches, as lmtab's engine does). Each run also embeds one text alone, and the rate is 63
+ * inputs over the difference of the two wall times, which leaves out process start and model load.
  */
 export async function nativeEmbeddingRow(options: {
+  root: string;
   path: string;
   model: string;
   threads: number;
   runs: number;
 }): Promise<EmbeddingRow> {
-  const packageName = '@fugood/llama.node';
-  const { loadModel } = (await import(packageName)) as {
-    loadModel(options: Record<string, unknown>): Promise<NativeEmbedder>;
-  };
-  const context = await loadModel({
-    model: options.path,
-    embedding: true,
-    n_ctx: 512,
-    n_batch: 512,
-    n_ubatch: 512,
-    n_threads: options.threads,
-    n_gpu_layers: 0,
-  });
-  try {
-    const texts = embeddingTexts();
-    await context.embedding(texts[0]!);
-    const rates: number[] = [];
-    for (let run = 0; run < options.runs; run++) {
-      const started = performance.now();
-      for (const text of texts) await context.embedding(text);
-      rates.push((texts.length * 1000) / (performance.now() - started));
-    }
-    return {
-      engine: 'llama.cpp (native, @fugood/llama.node), one call per input',
-      model: options.model,
+  const texts = embeddingTexts();
+  const time = async (inputs: string[]) => {
+    const started = performance.now();
+    await runLlamaEmbedding(options.root, {
+      model: options.path,
+      texts: inputs,
       threads: options.threads,
-      inputsPerSecond: summarize(rates),
-      available: true,
-    };
-  } finally {
-    await context.release();
+    });
+    return performance.now() - started;
+  };
+  await time(texts); // warms the file cache
+  const rates: number[] = [];
+  for (let run = 0; run < options.runs; run++) {
+    const all = await time(texts);
+    const one = await time(texts.slice(0, 1));
+    rates.push(((texts.length - 1) * 1000) / Math.max(all - one, 1));
   }
+  return {
+    engine: 'llama.cpp (native, llama-embedding), 64 inputs in one call',
+    model: options.model,
+    threads: options.threads,
+    inputsPerSecond: summarize(rates),
+    available: true,
+  };
 }
 
 /** The embeddings table of latest.md. */
@@ -170,6 +160,8 @@ export function embeddingTable(rows: EmbeddingRow[] | undefined): string {
 export interface EmbeddingRowsOptions {
   /** Where the bench keeps its models. */
   dir: string;
+  /** The repository root (the native reference is built under it). */
+  root: string;
   relayUrl: string;
   /** Whether the bench page joined the relay as its engine (lmtab's rows need it). */
   relayConnected: boolean;
@@ -195,9 +187,13 @@ export async function embeddingRows(options: EmbeddingRowsOptions): Promise<Embe
   if (options.native) {
     options.log(`embeddings native ${threads}t: ${runs} runs`);
     rows.push(
-      await nativeEmbeddingRow({ path: model.path, model: model.id, threads, runs }).catch(
-        (error: unknown) => failed('llama.cpp (native)', error),
-      ),
+      await nativeEmbeddingRow({
+        root: options.root,
+        path: model.path,
+        model: model.id,
+        threads,
+        runs,
+      }).catch((error: unknown) => failed('llama.cpp (native)', error)),
     );
   }
   if (!options.relayConnected) {

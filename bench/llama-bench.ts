@@ -45,6 +45,7 @@ export function nativePaths(root: string) {
     script: join(root, 'bench/build-native.sh'),
     binary: join(dir, 'build/bin/llama-bench'),
     quantize: join(dir, 'build/bin/llama-quantize'),
+    embedding: join(dir, 'build/bin/llama-embedding'),
     info: join(dir, 'info.json'),
   };
 }
@@ -58,8 +59,11 @@ export async function ensureNativeBuild(
   log: (line: string) => void,
 ): Promise<NativeBuildInfo> {
   const paths = nativePaths(root);
-  if (!existsSync(paths.binary) || !existsSync(paths.quantize) || !existsSync(paths.info)) {
-    log('building native llama.cpp (llama-bench, llama-quantize; -march=native): minutes');
+  const built = [paths.binary, paths.quantize, paths.embedding, paths.info].every(existsSync);
+  if (!built) {
+    log(
+      'building native llama.cpp (llama-bench, llama-quantize, llama-embedding; -march=native): minutes',
+    );
     await run('bash', [paths.script], { cwd: root, maxBuffer: 1 << 24 });
   }
   return JSON.parse(await readFile(paths.info, 'utf8')) as NativeBuildInfo;
@@ -112,4 +116,32 @@ export async function runLlamaBench(
     decodeTokens: options.decodeTokens,
     peakMemoryMiB: rss ? Number(rss[1]) / 1024 : undefined,
   };
+}
+
+/**
+ * Embeds texts with native llama.cpp's `llama-embedding` (one text per line, batched by the tool,
+ * `-t threads`), vectors written as plain text and discarded.
+ */
+export async function runLlamaEmbedding(
+  root: string,
+  options: { model: string; texts: string[]; threads: number },
+): Promise<void> {
+  const { embedding } = nativePaths(root);
+  await run(
+    embedding,
+    [
+      '-m',
+      options.model,
+      '-p',
+      options.texts.join('\n'),
+      '-t',
+      String(options.threads),
+      '-c',
+      '512',
+      '--embd-output-format',
+      'raw',
+      '--no-warmup',
+    ],
+    { maxBuffer: 1 << 26 },
+  );
 }

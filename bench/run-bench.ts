@@ -746,6 +746,7 @@ async function main(): Promise<void> {
       ? undefined
       : await embeddingRows({
           dir: join(cacheDir, 'models'),
+          root,
           relayUrl: relay.url,
           relayConnected: ctx.relayConnected,
           threads: allThreads,

@@ -1,14 +1,14 @@
 // Turns emscripten's output (wllama.js, wllama.worker.js, wllama.wasm) into lmtab's committed CPU
 // build: one JavaScript glue that wllama's worker can load in place of its own (the pthread worker
 // script is embedded, because wllama's worker answers nothing for "wllama.worker.js"), the wasm,
-// the media marker pinned in its environment (wasm/media-marker.mjs), and manifest.json (sources,
+// emscripten 3.1.6's one-thread start fixed and the media marker pinned (wasm/glue-patches.mjs), and manifest.json (sources,
 // flags, media marker, sha256 of each file, SIMD opcode counts).
 // Usage: node wasm/finish-build.mjs BUILD_DIR OUT_DIR EMSCRIPTEN_VERSION
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mediaMarkerFor, withMediaMarker } from './media-marker.mjs';
+import { mediaMarkerFor, withEmptyPoolStart, withMediaMarker } from './glue-patches.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const [buildDir, outDir, emscriptenVersion] = process.argv.slice(2);
@@ -49,7 +49,9 @@ const hook = [
 ].join('\n');
 const end = match.index + match[0].length;
 const mediaMarker = mediaMarkerFor(wasm);
-const outGlue = withMediaMarker(`${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`, mediaMarker);
+const outGlue = withEmptyPoolStart(
+  withMediaMarker(`${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`, mediaMarker),
+);
 
 mkdirSync(outDir, { recursive: true });
 const files = { 'lmtab-cpu.js': Buffer.from(outGlue), 'lmtab-cpu.wasm': wasm };

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../package.json';
-import { mediaMarkerFor } from './media-marker.mjs';
+import { mediaMarkerFor } from './glue-patches.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const dir = join(import.meta.dirname, 'prebuilt');
@@ -85,6 +85,12 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(manifest.mediaMarker).toBe(mediaMarkerFor(read('lmtab-cpu.wasm')));
     expect(read('lmtab-cpu.js').toString()).toContain(
       `var ENV={LLAMA_MEDIA_MARKER:${JSON.stringify(manifest.mediaMarker)}};`,
+    );
+  });
+
+  it('starts with one thread: the glue releases its start when the pthread pool is empty', () => {
+    expect(read('lmtab-cpu.js').toString()).toContain(
+      'var numWorkersToLoad=PThread.unusedWorkers.length;if(!numWorkersToLoad)removeRunDependency("wasm-instantiate");',
     );
   });
 });

@@ -13,7 +13,7 @@ export interface CpuBuild {
   /** URL of its `lmtab-cpu.wasm`. */
   wasmUrl: string;
   /**
-   * The marker its server code puts where an image goes (`wasm/media-marker.mjs`): the build's glue
+   * The marker its server code puts where an image goes (`wasm/glue-patches.mjs`): the build's glue
    * reports none after a load, so wllama is told this one.
    */
   mediaMarker: string;

@@ -15,6 +15,7 @@ import type {
   LoadOptions,
   Usage,
 } from './engine.js';
+import { assertAnswerLimit, assertContextLength, contextExceeded } from './context-limits.js';
 import { createWllamaFor, type CpuBuild } from './cpu-build.js';
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';
@@ -127,9 +128,6 @@ async function wllamaMessages(messages: ChatMessage[]) {
     }),
   );
 }
-
-/** The longest context lmtab loads in a tab (tokens); KV memory beyond it fails in wasm32. */
-const maxContextLength = 262_144;
 
 /** A tool call id in OpenAI's style (`call_` and 24 hex digits). */
 function callId(): string {
@@ -257,14 +255,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     );
     let releaseSlot: (() => void) | undefined;
     try {
-      const maxTokens = request.sampling.maxTokens;
-      if (maxTokens !== undefined && maxTokens > current.contextLength) {
-        throw new LmtabError(
-          'invalid_request',
-          `The answer limit (max_tokens, max_completion_tokens or num_predict) is ${maxTokens.toLocaleString('en')} tokens, but ${current.model} is loaded with a context of ${current.contextLength.toLocaleString('en')} tokens, which holds the prompt and the answer: ask for at most ${current.contextLength.toLocaleString('en')}.`,
-          { param: 'max_tokens' },
-        );
-      }
+      assertAnswerLimit(current.model, request.sampling.maxTokens, current.contextLength);
       releaseSlot = await current.slots.take(signal);
       const input = request.input;
       const params = wllamaParams(request, current);
@@ -329,17 +320,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
-        // llama.cpp: "request (N tokens) exceeds the available context size (M tokens), ..."
-        const promptTokens = /request \((\d+) tokens\)/.exec(failure.message)?.[1];
-        const prompt =
-          promptTokens === undefined
-            ? 'The prompt does not fit the context'
-            : `The prompt is ${Number(promptTokens).toLocaleString('en')} tokens, which does not fit the context`;
-        throw new LmtabError(
-          'context_length_exceeded',
-          `${prompt}: ${current.model} is loaded with ${current.contextLength.toLocaleString('en')} tokens of context, which must hold the prompt and at least one token of the answer (the engine said: ${failure.message}). Shorten the conversation, or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
-          { param: 'messages', cause: error },
-        );
+        throw contextExceeded(current.model, current.contextLength, failure.message, error);
       }
       if (/Context size has been exceeded/.test(failure.message)) {
         throw new LmtabError(
@@ -373,15 +354,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const wanted = request.contextLength;
     if (wanted === undefined) return;
     const record = await options.store.get(request.model).catch(() => undefined);
-    const trained = record?.gguf.contextLength ?? maxContextLength;
-    const limit = Math.min(trained, maxContextLength);
-    if (wanted > limit) {
-      throw new LmtabError(
-        'invalid_request',
-        `The context length (num_ctx) ${wanted.toLocaleString('en')} is beyond what the engine can hold for ${request.model}: at most ${limit.toLocaleString('en')} tokens (${limit === trained ? "the model's training context" : "lmtab's limit for a browser tab"}).`,
-        { param: 'num_ctx' },
-      );
-    }
+    assertContextLength(request.model, wanted, record?.gguf.contextLength);
   }
 
   return {

@@ -711,6 +711,9 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     await expect(row).toContainText('/v1/chat/completions');
     await expect(row).toContainText('200');
     await page.close();
+    // The relay learns of the closed tab when its socket closes; until then it may still be
+    // offered a request (which would end 503 "disconnected").
+    await expect.poll(() => relay.stats().engines.length).toBe(1);
   });
 
   test('a socket without the relay secret is refused and receives nothing while the tabs serve requests', async () => {

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { LmtabError } from '../errors/index.js';
+import {
+  assertAnswerLimit,
+  assertContextLength,
+  contextExceeded,
+  maxContextLength,
+} from './context-limits.js';
+
+function refusal(run: () => void): LmtabError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof LmtabError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('assertContextLength', () => {
+  it("allows up to the model's training context", () => {
+    expect(() => assertContextLength('m', 32_768, 32_768)).not.toThrow();
+  });
+
+  it('refuses beyond the training context, naming it and num_ctx', () => {
+    const error = refusal(() => assertContextLength('lfm2', 1e9, 32_768));
+    expect(error.code).toBe('invalid_request');
+    expect(error.param).toBe('num_ctx');
+    expect(error.message).toBe(
+      "The context length (num_ctx) 1,000,000,000 is beyond what the engine can hold for lfm2: at most 32,768 tokens (the model's training context).",
+    );
+  });
+
+  it("refuses beyond lmtab's limit for a tab when the model was trained longer, or is unknown", () => {
+    for (const trained of [1_000_000, undefined]) {
+      const error = refusal(() => assertContextLength('m', maxContextLength + 1, trained));
+      expect(error.message).toContain(`at most 262,144 tokens (lmtab's limit for a browser tab)`);
+    }
+  });
+});
+
+describe('assertAnswerLimit', () => {
+  it('allows no limit, and a limit within the context', () => {
+    expect(() => assertAnswerLimit('m', undefined, 4096)).not.toThrow();
+    expect(() => assertAnswerLimit('m', 4096, 4096)).not.toThrow();
+  });
+
+  it('refuses a limit beyond the loaded context (1e12 would wrap in llama.cpp)', () => {
+    const error = refusal(() => assertAnswerLimit('m', 1e12, 4096));
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'max_tokens' });
+    expect(error.message).toContain('is 1,000,000,000,000 tokens');
+    expect(error.message).toContain('ask for at most 4,096.');
+  });
+});
+
+describe('contextExceeded', () => {
+  it("states the prompt's tokens from llama.cpp's message, and the loaded context", () => {
+    const error = contextExceeded(
+      'tiny-lfm2',
+      4096,
+      'request (6012 tokens) exceeds the available context size (4096 tokens), try increasing it',
+    );
+    expect(error).toMatchObject({ code: 'context_length_exceeded', param: 'messages' });
+    expect(error.message).toMatch(
+      /^The prompt is 6,012 tokens, which does not fit the context: tiny-lfm2 is loaded with 4,096 tokens of context/,
+    );
+  });
+
+  it('still names the context when the engine gives no count', () => {
+    const error = contextExceeded('m', 2048, 'exceeds the available context size');
+    expect(error.message).toMatch(/^The prompt does not fit the context: m is loaded with 2,048/);
+  });
+});

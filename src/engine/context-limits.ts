@@ -1,0 +1,56 @@
+import { LmtabError } from '../errors/index.js';
+
+/** The longest context lmtab loads in a tab (tokens); KV memory beyond it fails in wasm32. */
+export const maxContextLength = 262_144;
+
+const n = (value: number) => value.toLocaleString('en');
+
+/**
+ * Refuses a context length (`num_ctx`) beyond the model's training context or lmtab's limit for a
+ * tab: without this, 1e9 aborts the engine mid-load.
+ */
+export function assertContextLength(model: string, wanted: number, trained?: number): void {
+  const limit = Math.min(trained ?? maxContextLength, maxContextLength);
+  if (wanted <= limit) return;
+  throw new LmtabError(
+    'invalid_request',
+    `The context length (num_ctx) ${n(wanted)} is beyond what the engine can hold for ${model}: at most ${n(limit)} tokens (${limit === trained ? "the model's training context" : "lmtab's limit for a browser tab"}).`,
+    { param: 'num_ctx' },
+  );
+}
+
+/**
+ * Refuses an answer limit beyond the loaded context, which holds the prompt and the answer
+ * (llama.cpp takes the limit as a 32-bit number: 1e12 would wrap to a negative one).
+ */
+export function assertAnswerLimit(model: string, maxTokens: number | undefined, context: number) {
+  if (maxTokens === undefined || maxTokens <= context) return;
+  throw new LmtabError(
+    'invalid_request',
+    `The answer limit (max_tokens, max_completion_tokens or num_predict) is ${n(maxTokens)} tokens, but ${model} is loaded with a context of ${n(context)} tokens, which holds the prompt and the answer: ask for at most ${n(context)}.`,
+    { param: 'max_tokens' },
+  );
+}
+
+/**
+ * What a prompt over the context is to the client: a 400 `context_length_exceeded` stating the
+ * prompt's tokens (from llama.cpp's message, "request (N tokens) exceeds the available context
+ * size (M tokens)") and the loaded context.
+ */
+export function contextExceeded(
+  model: string,
+  context: number,
+  engineMessage: string,
+  cause?: unknown,
+): LmtabError {
+  const promptTokens = /request \((\d+) tokens\)/.exec(engineMessage)?.[1];
+  const prompt =
+    promptTokens === undefined
+      ? 'The prompt does not fit the context'
+      : `The prompt is ${n(Number(promptTokens))} tokens, which does not fit the context`;
+  return new LmtabError(
+    'context_length_exceeded',
+    `${prompt}: ${model} is loaded with ${n(context)} tokens of context, which must hold the prompt and at least one token of the answer (the engine said: ${engineMessage}). Shorten the conversation, or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
+    { param: 'messages', cause },
+  );
+}

@@ -128,6 +128,58 @@ describe('toWebLlmChatRequest', () => {
   });
 });
 
+describe('what web-llm cannot do of tools, logprobs, thinking and JSON', () => {
+  const ask = (extra: Partial<GenerateRequest>): GenerateRequest => ({
+    ...chat([{ role: 'user', content: [text('a')] }]),
+    ...extra,
+  });
+  const weather = { name: 'get_weather', parameters: { type: 'object' } };
+
+  it('is a 400 that names the field and says "not supported by this engine"', () => {
+    const cases: Array<[Partial<GenerateRequest>, string, string]> = [
+      [{ tools: [weather] }, 'tools', 'Tool calls are not supported by this engine (web-llm)'],
+      [{ tools: [weather], toolChoice: 'required' }, 'tools', 'Tool calls are not supported'],
+      [{ logprobs: { top: 2 } }, 'logprobs', 'Log probabilities are not supported'],
+      [{ thinking: false }, 'thinking', 'Thinking switches are not supported'],
+    ];
+    for (const [extra, param, message] of cases) {
+      const error = refusal(() => toWebLlmChatRequest(ask(extra)));
+      expect(error).toMatchObject({ code: 'invalid_request', status: 400, param });
+      expect(error.message).toContain(message);
+      expect(error.message).toContain('load a GGUF model for them');
+    }
+    const history = chat([
+      { role: 'user', content: [text('a')] },
+      { role: 'assistant', content: [], toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] },
+      { role: 'user', content: [text('b')] },
+    ]);
+    expect(refusal(() => toWebLlmChatRequest(history)).message).toBe(
+      'Tool calls in the history (message 1) are not supported by this engine (web-llm); load a GGUF model for them.',
+    );
+    const raw: GenerateRequest = {
+      model: 'm',
+      input: { kind: 'prompt', prompt: 'x' },
+      sampling: {},
+      format: { type: 'json' },
+    };
+    expect(refusal(() => toWebLlmCompletionRequest(raw)).param).toBe('format');
+  });
+
+  it('passes tools with tool_choice "none" as a plain chat, and JSON as json_object with its schema', () => {
+    expect(toWebLlmChatRequest(ask({ tools: [weather], toolChoice: 'none' }))).not.toHaveProperty(
+      'tools',
+    );
+    const schema = { type: 'object', properties: { n: { type: 'integer' } } };
+    expect(toWebLlmChatRequest(ask({ format: { type: 'json', schema } })).response_format).toEqual({
+      type: 'json_object',
+      schema: JSON.stringify(schema),
+    });
+    expect(toWebLlmChatRequest(ask({ format: { type: 'json' } })).response_format).toEqual({
+      type: 'json_object',
+    });
+  });
+});
+
 describe('toWebLlmCompletionRequest', () => {
   it('maps a raw prompt, keeping a meaningful 0', () => {
     expect(

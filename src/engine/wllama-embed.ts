@@ -15,6 +15,7 @@ import { loadWllama } from './load-wllama.js';
 import { LogRing } from './log-ring.js';
 import { confirmBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
+import { SlotQueue } from './slot-queue.js';
 
 /** Options of {@link createWllamaEmbedder}. */
 export interface WllamaEmbedderOptions {
@@ -52,6 +53,8 @@ interface WllamaProxy {
 
 interface LoadedEmbedder {
   model: string;
+  /** The loaded instance's parallel slots, shared by every request's inputs. */
+  slots: SlotQueue;
   wllama: Wllama;
   proxy: WllamaProxy;
   sizeBytes: number;
@@ -131,7 +134,13 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       started = await start(record, { ...cpu, fallbackReason: reason }, contextLength);
     }
     await options.store.touch(record.id);
-    return { model: record.id, sizeBytes: record.sizeBytes, contextLength, ...started };
+    return {
+      model: record.id,
+      sizeBytes: record.sizeBytes,
+      contextLength,
+      slots: new SlotQueue(parallel),
+      ...started,
+    };
   }
 
   const residency = createResidency<LoadedEmbedder>({
@@ -179,13 +188,19 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
     }
   }
 
-  /** Posts every input, then reads each answer; an input over the context is cut and re-posted. */
+  /**
+   * Posts the inputs and reads each answer in input order; an input over the context is cut and
+   * re-posted. Each input holds one of the instance's parallel slots from its post to its answer:
+   * wllama never answers a task posted while every slot is busy (a request with more inputs than
+   * slots, or two requests together, hung), so posting waits for a free slot.
+   */
   async function embedAll(
     current: LoadedEmbedder & ResidencyState,
     request: EmbedRequest,
     signal: AbortSignal | undefined,
   ): Promise<{ vector: Float32Array; tokens: number }[]> {
     const pending = new Set<number>();
+    const held = new Set<() => void>();
     const post = async (input: EmbedInput): Promise<number> => {
       signal?.throwIfAborted();
       const answer = await current.proxy.wllamaAction('embedding', {
@@ -200,32 +215,49 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       pending.add(id);
       return id;
     };
+    const posted = request.inputs.map(() => deferred<{ id: number; release: () => void }>());
+    let stopped = false;
+    const poster = (async () => {
+      for (let i = 0; i < request.inputs.length && !stopped; i++) {
+        const release = await current.slots.take(signal);
+        held.add(release);
+        if (stopped) return;
+        posted[i]!.resolve({ id: await post(request.inputs[i]!), release });
+      }
+    })();
+    // The reader sees a failed post where it waits for that input.
+    poster.catch((error: unknown) => posted.forEach((p) => p.reject(error)));
     try {
-      const ids: number[] = [];
-      for (const input of request.inputs) ids.push(await post(input));
       const results: { vector: Float32Array; tokens: number }[] = [];
-      for (let i = 0; i < ids.length; i++) {
+      for (let i = 0; i < request.inputs.length; i++) {
+        const { id, release } = await posted[i]!.promise;
         let input = request.inputs[i]!;
-        let answer = await read(current.proxy, ids[i]!, signal);
-        pending.delete(ids[i]!);
+        let answer = await read(current.proxy, id, signal);
+        pending.delete(id);
         for (let cut = 0; answer.error !== undefined; cut++) {
           if (!request.truncate || cut === maxTruncations || !isOverContext(answer.error)) {
             throw refusal(answer.error, current, i, request.truncate);
           }
           input = shorten(input, current.contextLength, answer.error);
-          const id = await post(input);
-          answer = await read(current.proxy, id, signal);
-          pending.delete(id);
+          const again = await post(input);
+          answer = await read(current.proxy, again, signal);
+          pending.delete(again);
         }
+        held.delete(release);
+        release();
         results.push(answer.value);
       }
       return results;
     } finally {
+      stopped = true;
       for (const id of pending) {
         await current.proxy
           .wllamaAction('cancel', { _name: 'cncl_req', req_id: id })
           .catch(() => undefined);
       }
+      for (const release of held) release();
+      await poster.catch(() => undefined);
+      for (const release of held) release();
     }
   }
 
@@ -331,4 +363,17 @@ function shorten(input: EmbedInput, contextLength: number, message: string): Emb
   const characters = Array.from(input);
   const keep = Math.floor((characters.length * (contextLength * 0.95 - 2)) / Math.max(tokens, 1));
   return characters.slice(0, Math.max(1, Math.min(keep, characters.length - 1))).join('');
+}
+
+/** A promise with its resolve and reject, settled later by another flow. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Settled but never awaited when the reader stops early: not an unhandled rejection.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }

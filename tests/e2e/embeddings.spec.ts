@@ -84,6 +84,26 @@ test.describe('embeddings in the page, through the service worker', () => {
     expectSameVector(floats, many.data[0]!.embedding);
   });
 
+  test('more inputs than the engine has parallel slots, and two such requests at once', async ({
+    page,
+  }) => {
+    const model = await importModel(page, 'tiny-bert.gguf');
+    const result = await page.evaluate(async (model) => {
+      const texts = (tag: string) => Array.from({ length: 40 }, (_, i) => `${tag} text ${i}`);
+      const [a, b] = await Promise.all(
+        ['one', 'two'].map((tag) => window.openai.embeddings.create({ model, input: texts(tag) })),
+      );
+      const alone = await window.openai.embeddings.create({ model, input: 'two text 33' });
+      return { a, b, alone };
+    }, model);
+    // wllama answers no task posted while its 16 slots are busy: 40 + 40 inputs once hung here.
+    for (const answer of [result.a, result.b]) {
+      expect(answer.data.map((d) => d.index)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      for (const item of answer.data) expect(norm(item.embedding)).toBeCloseTo(1, 4);
+    }
+    expectSameVector(result.b.data[33]!.embedding, result.alone.data[0]!.embedding);
+  });
+
   test('token arrays, a decoder with last-token pooling, and the 400s', async ({ page }) => {
     const bert = await importModel(page, 'tiny-bert.gguf');
     const decoder = await importModel(page, 'tiny-lfm2-embed.gguf');

@@ -630,6 +630,14 @@ async function main(): Promise<void> {
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (error) => log(`page error: ${error.message}`));
+    // The profile keeps the imported models (IndexedDB), but an earlier run's service worker and
+    // caches would serve that run's build of the page and the engine: drop them.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', {
+      origin: new URL(relay.url).origin,
+      storageTypes: 'service_workers,cache_storage',
+    });
+    await cdp.detach();
     await page.goto(`${relay.url}/bench/page/index.html`);
     await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
     const info = await pageCall(page, 'info');

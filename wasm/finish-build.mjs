@@ -1,8 +1,8 @@
 // Turns emscripten's output (wllama.js, wllama.worker.js, wllama.wasm) into lmtab's committed CPU
 // build: one JavaScript glue that wllama's worker can load in place of its own (the pthread worker
-// script is embedded, because wllama's worker answers nothing for "wllama.worker.js"), the wasm,
-// emscripten 3.1.6's one-thread start fixed and the media marker pinned (wasm/glue-patches.mjs), and manifest.json (sources,
-// flags, media marker, sha256 of each file, SIMD opcode counts).
+// script is embedded, because wllama's worker answers nothing for "wllama.worker.js"; emscripten
+// 3.1.6's one-thread start fixed and the media marker pinned, see wasm/glue-patches.mjs), the wasm,
+// and manifest.json (sources, flags, media marker, sha256 of each file, SIMD opcode counts).
 // Usage: node wasm/finish-build.mjs BUILD_DIR OUT_DIR EMSCRIPTEN_VERSION
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

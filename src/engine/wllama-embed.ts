@@ -216,12 +216,13 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       return id;
     };
     const posted = request.inputs.map(() => deferred<{ id: number; release: () => void }>());
-    let stopped = false;
+    // Ends the poster when the reader is done or fails, also while it waits for a slot.
+    const stopPosting = new AbortController();
+    const posting = signal ? AbortSignal.any([signal, stopPosting.signal]) : stopPosting.signal;
     const poster = (async () => {
-      for (let i = 0; i < request.inputs.length && !stopped; i++) {
-        const release = await current.slots.take(signal);
+      for (let i = 0; i < request.inputs.length; i++) {
+        const release = await current.slots.take(posting);
         held.add(release);
-        if (stopped) return;
         posted[i]!.resolve({ id: await post(request.inputs[i]!), release });
       }
     })();
@@ -249,14 +250,15 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       }
       return results;
     } finally {
-      stopped = true;
+      // The poster first, so that every posted task is known; then the unanswered ones are
+      // cancelled, and only then are their slots free for other tasks.
+      stopPosting.abort();
+      await poster.catch(() => undefined);
       for (const id of pending) {
         await current.proxy
           .wllamaAction('cancel', { _name: 'cncl_req', req_id: id })
           .catch(() => undefined);
       }
-      for (const release of held) release();
-      await poster.catch(() => undefined);
       for (const release of held) release();
     }
   }

@@ -22,12 +22,22 @@ function controllerChange(): Promise<void> {
   );
 }
 
+/** Activates the waiting worker and reloads the page once it controls it. */
+function applyUpdate(workbox: Workbox): void {
+  void controllerChange().then(() => location.reload());
+  workbox.messageSkipWaiting();
+}
+
 /**
  * Registers the service worker through workbox-window, waits until it controls the page (the first
  * visit too: the worker claims it, so no reload is needed for the API) and offers a waiting update.
- * `bypassed`: the page loaded past an already active worker (a hard reload).
+ * `bypassed`: the page loaded past an already active worker (a hard reload). With `updateFirst`, a
+ * new version found now is applied at once instead: `reloading` says the page is about to reload.
  */
-async function registerServiceWorker(app: LmtabApp | null): Promise<{ bypassed: boolean }> {
+async function registerServiceWorker(
+  app: LmtabApp | null,
+  updateFirst: boolean,
+): Promise<{ bypassed: boolean; reloading: boolean }> {
   const url = import.meta.env.DEV ? '/sw/sw.ts' : '/sw.js';
   const workbox = new Workbox(url, { type: 'module', scope: '/' });
   workbox.addEventListener('waiting', () => app && (app.updateState = 'waiting'));
@@ -39,17 +49,43 @@ async function registerServiceWorker(app: LmtabApp | null): Promise<{ bypassed: 
   app?.addEventListener('update-requested', () => {
     // Skip waiting only on request; the page reloads once the new worker controls it.
     if (!registration?.waiting) return location.reload();
-    void controllerChange().then(() => location.reload());
-    workbox.messageSkipWaiting();
+    applyUpdate(workbox);
   });
-  if (navigator.serviceWorker.controller) return { bypassed: false };
-  const controlled = controllerChange();
-  // An active worker that does not control the page was bypassed (a hard reload): ask it to
-  // claim the page. On a first visit the new worker claims it once active.
-  const active = registration?.active ?? null;
-  active?.postMessage({ type: 'lmtab:claim' });
-  await controlled;
-  return { bypassed: active !== null };
+  let bypassed = false;
+  if (!navigator.serviceWorker.controller) {
+    const controlled = controllerChange();
+    // An active worker that does not control the page was bypassed (a hard reload): ask it to
+    // claim the page. On a first visit the new worker claims it once active.
+    const active = registration?.active ?? null;
+    active?.postMessage({ type: 'lmtab:claim' });
+    await controlled;
+    bypassed = active !== null;
+  }
+  const reloading = updateFirst && registration !== undefined && (await updateNow(registration));
+  if (reloading) applyUpdate(workbox);
+  return { bypassed, reloading };
+}
+
+/**
+ * Checks the server for a new version of the app and waits while one installs. True when a new
+ * worker is installed and waiting. A tab that serves the relay (the connect flag, as `lmtab serve
+ * --headless` opens it) runs this before it serves: nobody is there to click "Reload to update",
+ * and the worker's cache would otherwise keep serving the app from before an upgrade of lmtab.
+ */
+async function updateNow(registration: ServiceWorkerRegistration): Promise<boolean> {
+  // Offline, or the server is gone: keep the version in the cache.
+  await registration.update().catch(() => undefined);
+  const installing = registration.installing;
+  if (installing) {
+    await new Promise<void>((resolve) => {
+      const settled = () => {
+        if (installing.state !== 'installing') resolve();
+      };
+      installing.addEventListener('statechange', settled);
+      settled();
+    });
+  }
+  return registration.waiting !== null;
 }
 
 /**
@@ -99,7 +135,11 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const { bypassed } = await registerServiceWorker(app);
+  // A headless engine (lmtab serve --headless) opens the app with this flag to serve the relay.
+  const { name, value } = engineQueryFlag;
+  const servesRelay = new URLSearchParams(location.search).get(name) === value;
+  const { bypassed, reloading } = await registerServiceWorker(app, servesRelay);
+  if (reloading) return;
   // After a hard reload Chrome bypasses the worker for reloads of that page too: a reload would
   // not isolate it, so it runs with one thread until the next normal visit.
   if (!bypassed && reloadForIsolation()) return;
@@ -112,9 +152,7 @@ async function main(): Promise<void> {
     connect: () => host.connect(),
     version: packageJson.version,
   });
-  // A headless engine (lmtab serve --headless) opens the app with this flag to serve the relay.
-  const { name, value } = engineQueryFlag;
-  if (new URLSearchParams(location.search).get(name) === value) relayServer.start();
+  if (servesRelay) relayServer.start();
   if (app) {
     const store = createIdbModelStore();
     // One download manager per page: a reload lists unfinished downloads and resumes them.

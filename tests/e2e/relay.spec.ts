@@ -1,7 +1,9 @@
 import { chromium, expect, test } from '@playwright/test';
 import { execFile } from 'node:child_process';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ollama } from 'ollama';
 import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError } from 'openai';
@@ -870,6 +872,71 @@ test('lmtab serve --headless starts Chromium on its own app for the first reques
   });
   expect(noBrowser.child.exitCode).toBe(1);
   expect(noBrowser.output()).toContain('LMTAB_BROWSER is "/nonexistent/chrome"');
+});
+
+test('a tab serving the relay runs the relay’s own app: a new version found as it opens is applied before it serves', async ({
+  browser,
+}) => {
+  // Two builds of the app: the new one has another shell, and its worker's precache list gives the
+  // shell another revision (what a rebuild after an upgrade of lmtab changes).
+  const oldApp = test.info().outputPath('app-old');
+  const newApp = test.info().outputPath('app-new');
+  await cp('dist', oldApp, { recursive: true });
+  await cp('dist', newApp, { recursive: true });
+  const shell = await readFile(join(newApp, 'index.html'), 'utf8');
+  expect(shell).toContain('<head>');
+  await writeFile(
+    join(newApp, 'index.html'),
+    shell.replace('<head>', '<head><meta name="lmtab-e2e-version" content="new" />'),
+  );
+  const worker = await readFile(join(newApp, 'sw.js'), 'utf8');
+  const entry = /\{"revision":"[0-9a-f]+","url":"index.html"\}/.exec(worker)?.[0];
+  expect(entry, 'the shell in the worker’s precache list').toBeDefined();
+  await writeFile(
+    join(newApp, 'sw.js'),
+    worker.replace(entry!, '{"revision":"e2e-new-version","url":"index.html"}'),
+  );
+
+  // The profile has served the relay with the old app: its worker caches that version.
+  const context = await browser.newContext();
+  const first = await startRelay(relayPorts.update, { appDir: oldApp });
+  const page = await context.newPage();
+  await openPage(page, `${first.url}/?relay=connect`);
+  await expect.poll(() => first.stats().engines.length).toBe(1);
+  await page.close();
+  await first.close();
+
+  const relay = await startRelay(relayPorts.update, { appDir: newApp });
+  try {
+    const engine = await context.newPage();
+    const opened: string[] = [];
+    engine.on(
+      'framenavigated',
+      (frame) => frame === engine.mainFrame() && opened.push(frame.url()),
+    );
+    await engine.goto(`${relay.url}/?relay=connect`);
+    await expect(engine.locator('meta[name="lmtab-e2e-version"]')).toHaveCount(1, {
+      timeout: 30_000,
+    });
+    await expect.poll(() => relay.stats().engines.length).toBe(1);
+    // The old version loaded, found the new one, and reloaded once, before it joined the relay.
+    expect(opened).toHaveLength(2);
+    // A tab without the flag still asks first ("Reload to update"), for the person using it.
+    await engine.close();
+    await writeFile(
+      join(newApp, 'sw.js'),
+      worker.replace(entry!, '{"revision":"e2e-newer-version","url":"index.html"}'),
+    );
+    const person = await context.newPage();
+    await openPage(person, `${relay.url}/`);
+    await expect(person.getByRole('button', { name: 'Reload to update' })).toBeVisible({
+      timeout: 30_000,
+    });
+    await expect(person.locator('meta[name="lmtab-e2e-version"]')).toHaveCount(1);
+  } finally {
+    await context.close();
+    await relay.close();
+  }
 });
 
 test('the Ollama client pulls from the hub through lmtab serve --headless, with progress, then chats with the model', async ({

@@ -14,6 +14,7 @@ export const relayPorts = {
   pull: testPorts.relayPull,
   tools: testPorts.relayTools,
   protocols: testPorts.relayProtocols,
+  update: testPorts.relayUpdate,
 } as const;
 
 /** Starts a relay in this process on `port`, serving the built app. */

@@ -35,6 +35,8 @@ export interface LlamaBenchFigures {
 interface LlamaBenchTest {
   n_prompt: number;
   n_gen: number;
+  /** Tokens already in the context when the test starts (`-d`). */
+  n_depth?: number;
   samples_ts: number[];
 }
 
@@ -70,8 +72,10 @@ export async function ensureNativeBuild(
 }
 
 /**
- * Times native llama.cpp with its own llama-bench (`-p prompt -n decode -r runs -t threads`): the
- * honest reference, every thread working.
+ * Times native llama.cpp with its own llama-bench (`-p prompt -n decode -d 0,prompt -r runs -t
+ * threads`): the honest reference, every thread working. lmtab's decode figure is the 128 tokens
+ * after its 512-token prompt, so the native decode figure is taken at the same depth (`tg128 @
+ * d512`), and the prompt figure on an empty context (`pp512`), as lmtab's.
  */
 export async function runLlamaBench(
   root: string,
@@ -91,6 +95,8 @@ export async function runLlamaBench(
     String(options.promptTokens),
     '-n',
     String(options.decodeTokens),
+    '-d',
+    `0,${options.promptTokens}`,
     '-r',
     String(options.runs),
     '-t',
@@ -106,8 +112,10 @@ export async function runLlamaBench(
       })
     : await run(binary, args, { maxBuffer: 1 << 24 });
   const tests = JSON.parse(stdout) as LlamaBenchTest[];
-  const prompt = tests.find((t) => t.n_prompt > 0 && t.n_gen === 0);
-  const decode = tests.find((t) => t.n_gen > 0 && t.n_prompt === 0);
+  const prompt = tests.find((t) => t.n_prompt > 0 && t.n_gen === 0 && !t.n_depth);
+  const decode = tests.find(
+    (t) => t.n_gen > 0 && t.n_prompt === 0 && t.n_depth === options.promptTokens,
+  );
   const rss = /LMTAB_MAX_RSS_KIB (\d+)/.exec(stderr);
   return {
     promptTokS: summarize(prompt?.samples_ts ?? []),

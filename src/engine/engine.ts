@@ -199,6 +199,11 @@ export interface EngineInfo {
   /** Why WebGPU is not used, when it is not. */
   fallbackReason?: string;
   /**
+   * Type of a loaded model's KV cache as llama.cpp reports it (`f16`, `q8_0`; `f16/q8_0` when keys
+   * and values differ); absent before a load and where the engine does not say.
+   */
+  kvCache?: string;
+  /**
    * The WebGPU adapter the engine's context offers, whether this engine uses it or not (web-llm's
    * catalog needs it where llama.cpp cannot use it), so pages need not ask for one again.
    */

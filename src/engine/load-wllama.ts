@@ -12,9 +12,9 @@ export interface LoadWllamaContext {
 }
 
 /**
- * Loads model files into a new wllama instance; on failure the instance's worker is ended and the
- * error is an `engine_failure` quoting the engine's last log lines (wllama's own message is often
- * only a number).
+ * Loads model files into a new wllama instance; on failure (a throw, or a load result that says
+ * it failed) the instance's worker is ended and the error is an `engine_failure` quoting the
+ * engine's last log lines (wllama's own message is often only a number).
  */
 export async function loadWllama(
   wllama: Wllama,
@@ -24,6 +24,12 @@ export async function loadWllama(
 ): Promise<void> {
   try {
     await wllama.loadModel(files, params);
+    // wllama resolves even when llama.cpp could not make the context (its load result says
+    // success: false); the first request would then abort the engine.
+    const loaded = wllama.getLoadedContextInfo() as { success?: boolean };
+    if (loaded.success === false) {
+      throw new Error('llama.cpp could not create the model or its context');
+    }
   } catch (error) {
     await wllama.exit().catch(() => undefined);
     throw new LmtabError(

@@ -17,6 +17,7 @@ import type {
 } from './engine.js';
 import { assertAnswerLimit, assertContextLength, contextExceeded } from './context-limits.js';
 import { createWllamaFor, type CpuBuild } from './cpu-build.js';
+import { headLengths, kvCacheFromLog, kvCacheParams, type HeadLengths } from './kv-cache.js';
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';
 import { LogRing } from './log-ring.js';
@@ -173,6 +174,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     blobs: ModelBlobs,
     planned: EngineInfo,
     contextLength: number,
+    heads: HeadLengths | undefined,
   ) {
     const log = new LogRing(200);
     const { wllama, info } = createWllamaFor(planned, options.wasmUrl, options.cpuBuild, {
@@ -187,10 +189,16 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         n_parallel: parallel,
         n_threads: info.threads,
         n_gpu_layers: info.gpuLayers,
+        ...kvCacheParams(info, heads),
       },
       { log, label: record.id, info },
     );
-    return { wllama, log, info: confirmBackend(info, log.lines()) };
+    const kvCache = kvCacheFromLog(log.lines());
+    return {
+      wllama,
+      log,
+      info: { ...confirmBackend(info, log.lines()), ...(kvCache && { kvCache }) },
+    };
   }
 
   async function loadRecord(record: ModelRecord, contextLength: number): Promise<LoadedWllama> {
@@ -198,9 +206,10 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     // Read once: a WebGPU refusal loads the same files again on the CPU.
     const blobs = await options.store.open(record.id);
     const { metadata } = await readGgufHeader(blobs.model[0]!);
+    const heads = headLengths(metadata);
     let started;
     try {
-      started = await start(record, blobs, planned, contextLength);
+      started = await start(record, blobs, planned, contextLength, heads);
     } catch (error) {
       if (planned.backend !== 'webgpu') throw error;
       // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
@@ -210,6 +219,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         blobs,
         { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason },
         contextLength,
+        heads,
       );
     }
     await options.store.touch(record.id);

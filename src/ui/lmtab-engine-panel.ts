@@ -100,6 +100,7 @@ export class LmtabEnginePanel extends LitElement {
           <tr>
             <th scope="col">Loaded model</th>
             <th scope="col">Context</th>
+            <th scope="col">KV cache</th>
             <th scope="col">Busy slots</th>
             <th scope="col">Size</th>
             <th scope="col">Unloads in</th>
@@ -111,6 +112,7 @@ export class LmtabEnginePanel extends LitElement {
               html`<tr>
                 <td>${m.model}</td>
                 <td class="num">${m.contextLength.toLocaleString('en')} tokens</td>
+                <td>${m.info.kvCache?.toUpperCase() ?? '–'}</td>
                 <td class="num">${m.active} of ${m.parallel}</td>
                 <td class="num">${formatBytes(m.sizeBytes)}</td>
                 <td class="num">

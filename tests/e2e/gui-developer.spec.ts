@@ -55,6 +55,51 @@ test.describe('Developer tab', () => {
     expect(problems).toEqual([]);
   });
 
+  test('on the CPU build a model whose heads are whole Q8_0 blocks gets a Q8_0 KV cache; others keep F16', async ({
+    page,
+  }) => {
+    const problems = watchConsole(page);
+    await openApp(page);
+    const wide = await importModel(page, 'tiny-lfm2-heads32.gguf');
+    const narrow = await importModel(page, 'tiny-lfm2.gguf');
+    const chat = (model: string) =>
+      page.evaluate(async (model) => {
+        // A few hundred tokens in the cache before the answer, so attention reads it.
+        const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+        const response = await fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            model,
+            messages: [{ role: 'user', content: words }],
+            max_tokens: 16,
+            ignore_eos: true,
+            temperature: 0,
+          }),
+        });
+        return { status: response.status, body: await response.json() };
+      }, model);
+    await openTab(page, 'Developer');
+    const engine = page.getByRole('tabpanel', { name: 'Developer' }).getByRole('region', {
+      name: 'Engine',
+    });
+    const answer = await chat(wide);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.usage.prompt_tokens).toBeGreaterThan(300);
+    expect(answer.body.usage.completion_tokens).toBe(16);
+    await expect(engine.getByRole('row', { name: new RegExp(`^${wide}`) })).toContainText('Q8_0', {
+      timeout: 60_000,
+    });
+    // Heads of 16 cannot be cached in Q8_0 blocks: llama.cpp's default.
+    const other = await chat(narrow);
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    expect(other.body.usage.completion_tokens).toBe(16);
+    await expect(engine.getByRole('row', { name: new RegExp(`^${narrow}`) })).toContainText('F16', {
+      timeout: 60_000,
+    });
+    expect(problems).toEqual([]);
+  });
+
   test('load settings are checked, saved, and apply after "Restart engine"', async ({ page }) => {
     const problems = watchConsole(page);
     await openApp(page);

@@ -579,7 +579,15 @@ export interface FixturePaths {
   mmproj: string;
   /** `tiny-lfm2-thinking.gguf`: the text model with the thinking chat template. */
   lfm2Thinking: string;
+  /**
+   * `tiny-lfm2-heads32.gguf`: the text model with 2 attention heads of 32 (the others have 4 of
+   * 16), so its KV cache rows are whole Q8_0 blocks and the CPU build caches them in Q8_0.
+   */
+  lfm2Heads32: string;
 }
+
+/** The tiny shape with heads of 32 (a Q8_0 block), for {@link FixturePaths.lfm2Heads32}. */
+const tinyHeads32: Lfm2Config = { ...lfm2Configs.tiny, heads: 2, kvHeads: 1 };
 
 const fixtureFiles: Record<keyof FixturePaths, string> = {
   lfm2: 'tiny-lfm2.gguf',
@@ -587,6 +595,7 @@ const fixtureFiles: Record<keyof FixturePaths, string> = {
   lfm2Vl: 'tiny-lfm2-vl.gguf',
   mmproj: 'mmproj-tiny-lfm2-vl.gguf',
   lfm2Thinking: 'tiny-lfm2-thinking.gguf',
+  lfm2Heads32: 'tiny-lfm2-heads32.gguf',
 };
 
 /** The model behind each tiny fixture. */
@@ -595,6 +604,8 @@ export function fixtureModel(fixture: keyof FixturePaths): GgufModel {
   if (fixture === 'lfm2moe') return lfm2MoeModel();
   if (fixture === 'lfm2Vl') return lfm2Model({ name: 'tiny-lfm2-vl' });
   if (fixture === 'lfm2Thinking') return lfm2Model({ name: 'tiny-lfm2-thinking', thinking: true });
+  if (fixture === 'lfm2Heads32')
+    return buildTextModel('lfm2', tinyHeads32, 'F16', 'tiny-lfm2-heads32');
   return lfm2VlProjector();
 }
 
@@ -619,6 +630,7 @@ export const fixtureSummaries: Readonly<Record<keyof FixturePaths, GgufSummary>>
     ...textSummary('lfm2', 'tiny-lfm2-thinking', lfm2Configs.tiny, 'F16'),
     chatTemplate: lfm2ThinkingChatTemplate,
   },
+  lfm2Heads32: textSummary('lfm2', 'tiny-lfm2-heads32', tinyHeads32, 'F16'),
 };
 
 /** What `readGgufSummary` must report for an `lfm2` model of a size and type. */

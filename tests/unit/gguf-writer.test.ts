@@ -265,6 +265,7 @@ describe('LFM2 fixtures', () => {
       'tiny-lfm2-vl.gguf',
       'mmproj-tiny-lfm2-vl.gguf',
       'tiny-lfm2-thinking.gguf',
+      'tiny-lfm2-heads32.gguf',
     ]);
     const before = await stat(paths.lfm2moe);
     await writeFile(paths.lfm2, 'stale');

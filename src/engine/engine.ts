@@ -294,4 +294,9 @@ export interface EngineSettings {
   contextLength?: number;
   /** WebAssembly threads. */
   threads?: number;
+  /**
+   * KV cache type: `auto` (the default) keeps it in Q8_0 on lmtab's CPU build where a model's heads
+   * allow (`src/engine/kv-cache.ts`), `f16` keeps llama.cpp's default F16 everywhere.
+   */
+  kvCache?: 'auto' | 'f16';
 }

@@ -58,6 +58,8 @@ describe('kvCacheParams', () => {
     expect(kvCacheParams(cpu, { key: 16, value: 16 })).toEqual({});
     expect(kvCacheParams(cpu, { key: 64, value: 48 })).toEqual({});
     expect(kvCacheParams(cpu, undefined)).toEqual({});
+    // The person chose llama.cpp's default in the Developer tab.
+    expect(kvCacheParams(cpu, { key: 64, value: 64 }, 'f16')).toEqual({});
     expect(kvCacheParams({ ...cpu, build: buildNames.stock }, { key: 64, value: 64 })).toEqual({});
     expect(
       kvCacheParams({ ...cpu, backend: 'webgpu', build: buildNames.stock }, { key: 64, value: 64 }),

@@ -1,7 +1,7 @@
 import type { LoadModelParams } from '@wllama/wllama/esm/types/types.js';
 import type { GgufMetadataValue } from '../store/index.js';
 import { buildNames } from './cpu-build.js';
-import type { EngineInfo } from './engine.js';
+import type { EngineInfo, EngineSettings } from './engine.js';
 
 /** Elements per block of llama.cpp's Q8_0 type: a Q8_0 cache row must be a whole number of them. */
 const q8BlockSize = 32;
@@ -42,13 +42,15 @@ export function headLengths(metadata: Map<string, GgufMetadataValue>): HeadLengt
  * decode on the 350M-shaped file ran 14.3 tok/s on an F16 cache and 21.0 on a Q8_0 one (1 thread;
  * bench/NOTES.md), and the cache takes half the memory. A head length that is not a whole number
  * of Q8_0 blocks cannot be cached in Q8_0 (llama.cpp refuses the context), so such a model, like
- * every load off the CPU build, keeps llama.cpp's default.
+ * every load off the CPU build, keeps llama.cpp's default; so does every load when the person
+ * chose `f16` (the Developer tab's load settings).
  */
 export function kvCacheParams(
   info: EngineInfo,
   heads: HeadLengths | undefined,
+  choice: EngineSettings['kvCache'] = 'auto',
 ): Pick<LoadModelParams, 'cache_type_k' | 'cache_type_v' | 'flash_attn'> {
-  if (info.build !== buildNames.cpu || !heads) return {};
+  if (choice === 'f16' || info.build !== buildNames.cpu || !heads) return {};
   if (heads.key % q8BlockSize !== 0 || heads.value % q8BlockSize !== 0) return {};
   return { cache_type_k: 'q8_0', cache_type_v: 'q8_0', flash_attn: true };
 }

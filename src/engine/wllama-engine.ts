@@ -7,6 +7,7 @@ import type {
   ChatMessage,
   Engine,
   EngineInfo,
+  EngineSettings,
   FinishReason,
   GenerateEvent,
   GenerateOptions,
@@ -51,6 +52,8 @@ export interface WllamaEngineOptions {
   threads?: number;
   /** Context length in tokens shared by all slots; default 4096. */
   contextLength?: number;
+  /** KV cache type (see {@link EngineSettings.kvCache}); default `auto`. */
+  kvCache?: EngineSettings['kvCache'];
   /** Parallel slots, i.e. requests decoded together in one batch; default 4. */
   parallel?: number;
   /** Milliseconds an idle model stays loaded; default 5 minutes. */
@@ -189,7 +192,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
         n_parallel: parallel,
         n_threads: info.threads,
         n_gpu_layers: info.gpuLayers,
-        ...kvCacheParams(info, heads),
+        ...kvCacheParams(info, heads, options.kvCache),
       },
       { log, label: record.id, info },
     );

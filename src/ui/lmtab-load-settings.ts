@@ -5,8 +5,8 @@ import { loadApiSettings, saveApiSettings } from './api-settings.js';
 import { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 import { icons } from './icons.js';
 
-/** The engine's load settings, and the upload limit of the API it serves (in GiB). */
-type Field = keyof EngineSettings | 'uploadLimitGib';
+/** The engine's numeric load settings, and the upload limit of the API it serves (in GiB). */
+type Field = Exclude<keyof EngineSettings, 'kvCache'> | 'uploadLimitGib';
 
 const gib = 1024 ** 3;
 
@@ -21,7 +21,8 @@ interface FieldSpec {
 }
 
 /**
- * The Developer tab's load settings: GPU layers (0 = CPU only), context length and CPU threads,
+ * The Developer tab's load settings: GPU layers (0 = CPU only), context length, CPU threads and the
+ * KV cache type,
  * saved with {@link saveEngineSettings}, and the `/api/blobs` upload limit ({@link saveApiSettings}). They apply when the engine next starts, so after saving it
  * offers "Restart engine" (a reload) in the tab that runs the engine.
  */
@@ -30,6 +31,7 @@ export class LmtabLoadSettings extends LitElement {
     isHost: { type: Boolean, attribute: 'is-host' },
     cores: { type: Number },
     values: { state: true },
+    kvCache: { state: true },
     saved: { state: true },
     error: { state: true },
   };
@@ -39,6 +41,8 @@ export class LmtabLoadSettings extends LitElement {
   /** Logical CPU cores of this device; default `navigator.hardwareConcurrency`. */
   declare cores: number;
   declare values: Record<Field, string>;
+  /** The KV cache choice: `auto` or `f16` (see {@link EngineSettings.kvCache}). */
+  declare kvCache: NonNullable<EngineSettings['kvCache']>;
   declare saved: boolean;
   declare error: string;
 
@@ -54,6 +58,7 @@ export class LmtabLoadSettings extends LitElement {
       threads: stored.threads?.toString() ?? '',
       uploadLimitGib: maxBlobBytes === undefined ? '' : String(Math.ceil(maxBlobBytes / gib)),
     };
+    this.kvCache = stored.kvCache ?? 'auto';
     this.saved = false;
     this.error = '';
   }
@@ -170,6 +175,7 @@ export class LmtabLoadSettings extends LitElement {
       if (field.key === 'uploadLimitGib') uploadLimitGib = value;
       else settings[field.key] = value;
     }
+    if (this.kvCache !== 'auto') settings.kvCache = this.kvCache;
     saveEngineSettings(settings);
     saveApiSettings(uploadLimitGib === undefined ? {} : { maxBlobBytes: uploadLimitGib * gib });
     this.error = '';
@@ -200,12 +206,33 @@ export class LmtabLoadSettings extends LitElement {
             <span class="hint" id="${field.key}-hint">${field.hint}</span>
           </div>`,
       )}
+      <div class="field">
+        <label for="kvCache">KV cache</label>
+        <select
+          id="kvCache"
+          aria-describedby="kvCache-hint"
+          .value=${this.kvCache}
+          @change=${(e: Event) => {
+            this.kvCache = (e.target as HTMLSelectElement).value as 'auto' | 'f16';
+            this.saved = false;
+          }}
+        >
+          <option value="auto">Automatic</option>
+          <option value="f16">F16</option>
+        </select>
+        <span class="hint" id="kvCache-hint"
+          >Automatic keeps keys and values in Q8_0 on the CPU where a model's heads allow: about
+          half the memory, and much faster attention in WebAssembly, at a tiny loss of precision.
+          F16 is llama.cpp's default.</span
+        >
+      </div>
       <div class="actions">
         <button class="primary" type="submit">Save settings</button>
         <button
           type="button"
           @click=${() => {
             this.values = { gpuLayers: '', contextLength: '', threads: '', uploadLimitGib: '' };
+            this.kvCache = 'auto';
             this.saved = false;
           }}
         >

@@ -97,6 +97,21 @@ test.describe('Developer tab', () => {
     await expect(engine.getByRole('row', { name: new RegExp(`^${narrow}`) })).toContainText('F16', {
       timeout: 60_000,
     });
+
+    // The person chooses llama.cpp's default: after a restart the Q8_0-capable model keeps F16.
+    const settings = page.getByRole('region', { name: 'Load settings' });
+    await settings.getByLabel('KV cache').selectOption('f16');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    const reloaded = page.waitForEvent('load');
+    await settings.getByRole('button', { name: 'Restart engine' }).click();
+    await reloaded;
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await expect(settings.getByLabel('KV cache')).toHaveValue('f16');
+    const again = await chat(wide);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    await expect(engine.getByRole('row', { name: new RegExp(`^${wide}`) })).toContainText('F16', {
+      timeout: 60_000,
+    });
     expect(problems).toEqual([]);
   });
 

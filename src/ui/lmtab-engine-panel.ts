@@ -65,7 +65,7 @@ export class LmtabEnginePanel extends LitElement {
       th,
       td {
         text-align: left;
-        padding: 0.45rem 0.6rem;
+        padding: 0.45rem 0.5rem;
         border-bottom: 1px solid var(--lm-border);
         white-space: nowrap;
       }
@@ -76,6 +76,16 @@ export class LmtabEnginePanel extends LitElement {
       }
       td.num {
         font-variant-numeric: tabular-nums;
+      }
+      .kv {
+        display: block;
+        font-size: 0.75rem;
+      }
+      /* Model ids are long and unbroken: they wrap so that every column stays in view. */
+      td.model {
+        white-space: normal;
+        overflow-wrap: anywhere;
+        min-width: 6rem;
       }
       .none {
         margin: 0;
@@ -100,7 +110,6 @@ export class LmtabEnginePanel extends LitElement {
           <tr>
             <th scope="col">Loaded model</th>
             <th scope="col">Context</th>
-            <th scope="col">KV cache</th>
             <th scope="col">Busy slots</th>
             <th scope="col">Size</th>
             <th scope="col">Unloads in</th>
@@ -110,9 +119,15 @@ export class LmtabEnginePanel extends LitElement {
           ${status.loaded.map(
             (m) =>
               html`<tr>
-                <td>${m.model}</td>
-                <td class="num">${m.contextLength.toLocaleString('en')} tokens</td>
-                <td>${m.info.kvCache?.toUpperCase() ?? '–'}</td>
+                <td class="model">${m.model}</td>
+                <td class="num">
+                  ${m.contextLength.toLocaleString('en')}
+                  tokens${
+                    m.info.kvCache
+                      ? html`<span class="kv muted">KV cache ${m.info.kvCache.toUpperCase()}</span>`
+                      : nothing
+                  }
+                </td>
                 <td class="num">${m.active} of ${m.parallel}</td>
                 <td class="num">${formatBytes(m.sizeBytes)}</td>
                 <td class="num">

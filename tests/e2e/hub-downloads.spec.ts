@@ -358,7 +358,12 @@ test('/api/pull streams Ollama progress, fetches the projector along, and the mo
     const response = await fetch('/v1/chat/completions', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 }),
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 4,
+        temperature: 0,
+      }),
     });
     return { status: response.status, body: await response.json() };
   }, `hf.co/${repos.split}`);

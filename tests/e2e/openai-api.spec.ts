@@ -334,6 +334,8 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
             model,
             messages: [{ role: 'user', content }],
             max_tokens: 8,
+            // Greedy: sampled, the random weights can pick 8 tokens that print nothing (seen once).
+            temperature: 0,
           });
         const textOnly = await ask('What is in this picture?' as never);
         const vision = await ask([
@@ -375,6 +377,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
         model,
         prompt: 'Once upon a time',
         max_tokens: 6,
+        temperature: 0,
       });
       return { ids: list.data.map((m) => m.id), one, completion };
     }, model);

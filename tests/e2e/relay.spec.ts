@@ -774,7 +774,12 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     expect(refused).toBeInstanceOf(AuthenticationError);
     expect((refused as APIError).status).toBe(401);
     const keyed = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'sk-e2e', maxRetries: 0 });
-    const answer = await keyed.chat.completions.create({ model, messages: hello, max_tokens: 4 });
+    const answer = await keyed.chat.completions.create({
+      model,
+      messages: hello,
+      max_tokens: 4,
+      temperature: 0,
+    });
     expect(answer.choices[0].message.content?.length).toBeGreaterThan(0);
 
     const anonymous = new Ollama({ host: relay.url });

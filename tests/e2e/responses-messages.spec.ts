@@ -363,11 +363,17 @@ test.describe.serial('Responses and Messages APIs through the relay, with Node c
       model,
       input: 'My name is Ada.',
       max_output_tokens: 6,
+      temperature: 0,
     });
     expect(plain).toMatchObject({ object: 'response', model });
     expect(plain.output_text.length).toBeGreaterThan(0);
 
-    const stream = openai.responses.stream({ model, input: 'Hi', max_output_tokens: 6 });
+    const stream = openai.responses.stream({
+      model,
+      input: 'Hi',
+      max_output_tokens: 6,
+      temperature: 0,
+    });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types[0]).toBe('response.created');

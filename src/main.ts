@@ -62,7 +62,12 @@ async function registerServiceWorker(
     bypassed = active !== null;
   }
   const reloading = updateFirst && registration !== undefined && (await updateNow(registration));
-  if (reloading) applyUpdate(workbox);
+  if (reloading) {
+    applyUpdate(workbox);
+    // Nobody watches this tab: should the new worker never take control, reload all the same (the
+    // next load finds the waiting worker and tries again) rather than never serve.
+    setTimeout(() => location.reload(), 15_000);
+  }
   return { bypassed, reloading };
 }
 

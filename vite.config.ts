@@ -90,7 +90,7 @@ export default defineConfig({
       'sw/**/*.test.ts',
       'tests/unit/**/*.test.ts',
       'bench/*.test.ts',
-      'wasm/*.test.ts',
+      'wasm/**/*.test.ts',
     ],
     environment: 'node',
     // CI sums unit and browser test counts from these reports.

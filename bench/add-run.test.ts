@@ -102,4 +102,27 @@ describe('addRun', () => {
     ]);
     expect(joined.runs).toHaveLength(3);
   });
+
+  it('keeps the rows and models of another weight type of the same size', () => {
+    const q8 = results(['350M'], '2026-11-24T10:24', {
+      engines: [
+        row({ quant: 'Q8_0', decodeTokS: f(19) }),
+        row({ quant: 'Q4_K_M', decodeTokS: f(15) }),
+      ],
+      models: [
+        { size: '350M', quant: 'Q8_0', id: 'q8', bytes: 2 },
+        { size: '350M', quant: 'Q4_K_M', id: 'q4', bytes: 1 },
+      ],
+    });
+    const q4 = results(['350M'], '2026-11-24T12:36', {
+      engines: [row({ quant: 'Q4_K_M', decodeTokS: f(26) })],
+      models: [{ size: '350M', quant: 'Q4_K_M', id: 'q4', bytes: 1 }],
+    });
+    const joined = addRun(q8, q4);
+    expect(joined.engines.map((r) => [r.quant, r.decodeTokS?.median])).toEqual([
+      ['Q8_0', 19],
+      ['Q4_K_M', 26],
+    ]);
+    expect(joined.models.map((m) => m.quant)).toEqual(['Q8_0', 'Q4_K_M']);
+  });
 });

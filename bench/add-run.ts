@@ -22,14 +22,15 @@ function summary(results: BenchResults): RunSummary {
   };
 }
 
-const rowKey = (row: EngineRow) => `${row.size}|${row.engine}|${row.backend}|${row.threads}`;
+const rowKey = (row: EngineRow) =>
+  `${row.size}|${row.quant}|${row.engine}|${row.backend}|${row.threads}`;
 const byKey = <T>(items: T[], key: (item: T) => string) => [
   ...new Map(items.map((item) => [key(item), item])).values(),
 ];
 
 /**
  * Joins a later run to an earlier results file (`npm run bench -- --add-to=FILE`): the later run's
- * engine rows replace the earlier rows of the same size, engine, path and threads and add the
+ * engine rows replace the earlier rows of the same size, weight type, engine, path and threads and add the
  * others; transports, concurrent clients and the engine-choice checks come from the later run where
  * it measured them, else from the earlier one. Every engine row keeps the time of its own run, and
  * the targets are checked again on the joined figures.
@@ -51,7 +52,7 @@ export function addRun(earlier: BenchResults, later: BenchResults): BenchResults
     startedAt: earlier.startedAt,
     settings: { ...later.settings, sizes },
     runs: [...(earlier.runs ?? [summary(earlier)]), summary(later)],
-    models: byKey([...earlier.models, ...later.models], (model) => model.size),
+    models: byKey([...earlier.models, ...later.models], (model) => `${model.size}|${model.quant}`),
     engines,
     transport,
     concurrency,

@@ -31,11 +31,16 @@ fi
 mkdir -p "$CACHE"
 "$ROOT/wasm/fetch-llama-cpp.sh" "$CACHE/llama.cpp"
 [[ "${KEEP_BUILD:-}" == 1 ]] || rm -rf "$CACHE/build"
+# wllama's glue with lmtab's edits (wasm/cpp-patches.mjs).
+rm -rf "$CACHE/wllama-cpp"
+node "$ROOT/wasm/cpp-patches.mjs" "$ROOT/node_modules/@wllama/wllama/cpp" "$CACHE/wllama-cpp"
 emcmake cmake -S "$ROOT/wasm" -B "$CACHE/build" -DCMAKE_BUILD_TYPE=Release \
   -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm \
   -DLLAMA_CPP_DIR="$CACHE/llama.cpp" \
-  -DWLLAMA_CPP_DIR="$ROOT/node_modules/@wllama/wllama/cpp" \
+  -DWLLAMA_CPP_DIR="$CACHE/wllama-cpp" \
   -DLMTAB_LLAMA_CPP_COMMIT="$LLAMA_CPP_COMMIT" >"$CACHE/cmake.log"
 nice -n 10 cmake --build "$CACHE/build" --target wllama -j "$JOBS" 2>&1 | tee "$CACHE/build.log" | grep -E "error|\[ *[0-9]+%\] Linking" || true
 [[ -f "$CACHE/build/wllama.wasm" ]] || { echo "build failed, see $CACHE/build.log" >&2; exit 1; }
 node "$ROOT/wasm/finish-build.mjs" "$CACHE/build" "$ROOT/wasm/prebuilt" "$em_version"
+# lmtab's relaxed-SIMD kernels, installed in the glue just written (wasm/kernels/build.sh).
+"$ROOT/wasm/kernels/build.sh"

@@ -62,7 +62,7 @@ const manifest = {
     source: `npm node-llama-cpp@${sourceEnv.NODE_LLAMA_CPP_VERSION} llama/gitRelease.bundle`,
     commit: sourceEnv.LLAMA_CPP_COMMIT,
   },
-  glue: `npm @wllama/wllama@${sourceEnv.WLLAMA_VERSION} cpp/ + wasm/shim/server-decision.h`,
+  glue: `npm @wllama/wllama@${sourceEnv.WLLAMA_VERSION} cpp/ + wasm/cpp-patches.mjs + wasm/shim/server-decision.h`,
   emscripten: emscriptenVersion,
   cmake: [
     '-DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm',

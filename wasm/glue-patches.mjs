@@ -45,3 +45,58 @@ function replaceOnce(text, from, to) {
   }
   return `${text.slice(0, at)}${to}${text.slice(at + from.length)}`;
 }
+
+// 3. lmtab's relaxed-SIMD kernels (wasm/kernels/): the glue instantiates lmtab-kernels.wasm on the
+//    engine's memory in every thread (the wllama worker and each pthread worker has its own
+//    instance and function table) and puts its dot products in the table slots of ggml's
+//    (wasm/kernel-table.mjs). Where the browser lacks relaxed SIMD the module does not validate and
+//    ggml's own kernels stay. The main thread logs which ran; the engine reads that line.
+const kernelsBegin = '/* lmtab kernels: begin */';
+const kernelsEnd = '/* lmtab kernels: end */';
+const tableAssignment = /wasmTable=Module\["asm"\]\["\w+"\];/g;
+
+/** The log line of a load whose engine runs lmtab's kernels, and of one that keeps ggml's. */
+export const kernelLogLines = {
+  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q4_K and Q6_K',
+  ggml: "lmtab-kernels: this browser has no relaxed SIMD; ggml's own dot products run",
+};
+
+/**
+ * The glue installing `kernelsWasm`'s exports in the table `slots` (export name -> slot) at
+ * instantiation. A glue that has them already gets them replaced.
+ */
+export function withKernels(glue, kernelsWasm, slots) {
+  const plain = withoutKernels(glue);
+  const helper = [
+    kernelsBegin,
+    `var lmtabKernelSlots=${JSON.stringify(slots)};`,
+    `var lmtabKernelWasm="${Buffer.from(kernelsWasm).toString('base64')}";`,
+    'function lmtabUseKernels(table){',
+    'var bytes=Uint8Array.from(atob(lmtabKernelWasm),function(c){return c.charCodeAt(0)});',
+    `if(!WebAssembly.validate(bytes)){if(!ENVIRONMENT_IS_PTHREAD)err(${JSON.stringify(kernelLogLines.ggml)});return}`,
+    'var kernels=new WebAssembly.Instance(new WebAssembly.Module(bytes),{env:{memory:wasmMemory}}).exports;',
+    'for(var name in lmtabKernelSlots)table.set(lmtabKernelSlots[name],kernels[name]);',
+    `if(!ENVIRONMENT_IS_PTHREAD)err(${JSON.stringify(kernelLogLines.relaxed)})}`,
+    kernelsEnd,
+  ].join('');
+  const withHelper = replaceOnce(
+    plain,
+    'function createWasm(){',
+    `${helper}function createWasm(){`,
+  );
+  const assignments = withHelper.match(tableAssignment) ?? [];
+  if (assignments.length !== 1) {
+    throw new Error(
+      `the emscripten glue has ${assignments.length} wasmTable assignments, expected 1`,
+    );
+  }
+  return replaceOnce(withHelper, assignments[0], `${assignments[0]}lmtabUseKernels(wasmTable);`);
+}
+
+/** The glue without lmtab's kernels (as finish-build.mjs writes it). */
+export function withoutKernels(glue) {
+  const begin = glue.indexOf(kernelsBegin);
+  if (begin < 0) return glue;
+  const end = glue.indexOf(kernelsEnd, begin) + kernelsEnd.length;
+  return `${glue.slice(0, begin)}${glue.slice(end)}`.replace('lmtabUseKernels(wasmTable);', '');
+}

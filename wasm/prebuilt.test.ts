@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../package.json';
-import { mediaMarkerFor } from './glue-patches.mjs';
+import { kernelLogLines, mediaMarkerFor } from './glue-patches.mjs';
+import { findKernelSlots } from './kernel-table.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const dir = join(import.meta.dirname, 'prebuilt');
@@ -19,6 +20,12 @@ interface Manifest {
   simdOpcodes: { 'i32x4.dot_i16x8_s': number };
   files: Record<string, { bytes: number; sha256: string }>;
   mediaMarker: string;
+  kernels: {
+    compiler: string;
+    flags: string[];
+    slots: Record<string, number>;
+    simdOpcodes: { 'i16x8.relaxed_dot_i8x16_i7x16_s': number };
+  };
 }
 
 // `npm run build:wasm` writes prebuilt/; until a build is committed the app runs wllama's stock
@@ -34,7 +41,11 @@ const sourceEnv = Object.fromEntries(
 
 describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
   it('is the files its manifest records, byte for byte', () => {
-    expect(Object.keys(manifest.files).sort()).toEqual(['lmtab-cpu.js', 'lmtab-cpu.wasm']);
+    expect(Object.keys(manifest.files).sort()).toEqual([
+      'lmtab-cpu.js',
+      'lmtab-cpu.wasm',
+      'lmtab-kernels.wasm',
+    ]);
     for (const [name, recorded] of Object.entries(manifest.files)) {
       const bytes = read(name);
       expect({ name, bytes: bytes.length }).toEqual({ name, bytes: recorded.bytes });
@@ -92,5 +103,26 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(read('lmtab-cpu.js').toString()).toContain(
       'var numWorkersToLoad=PThread.unusedWorkers.length;if(!numWorkersToLoad)removeRunDependency("wasm-instantiate");',
     );
+  });
+
+  it("installs lmtab's relaxed-SIMD kernels in the table slots of ggml's Q4_K and Q6_K dot products", () => {
+    const slots = findKernelSlots(read('lmtab-cpu.wasm'));
+    expect(manifest.kernels.slots).toEqual({
+      lmtab_vec_dot_q4_K_q8_K: slots.q4_K,
+      lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
+    });
+    expect(manifest.kernels.compiler).toMatch(/clang version 19\./);
+    expect(manifest.kernels.flags).toContain('-mrelaxed-simd');
+    const kernels = read('lmtab-kernels.wasm');
+    const counted = countSimdOpcodes(kernels);
+    expect(counted['i16x8.relaxed_dot_i8x16_i7x16_s']).toBe(
+      manifest.kernels.simdOpcodes['i16x8.relaxed_dot_i8x16_i7x16_s'],
+    );
+    expect(counted['i16x8.relaxed_dot_i8x16_i7x16_s']).toBeGreaterThanOrEqual(16);
+    const glue = read('lmtab-cpu.js').toString();
+    expect(glue).toContain(`var lmtabKernelSlots=${JSON.stringify(manifest.kernels.slots)};`);
+    expect(glue).toContain(`var lmtabKernelWasm="${kernels.toString('base64')}";`);
+    expect(glue).toMatch(/wasmTable=Module\["asm"\]\["\w+"\];lmtabUseKernels\(wasmTable\);/);
+    for (const line of Object.values(kernelLogLines)) expect(glue).toContain(JSON.stringify(line));
   });
 });

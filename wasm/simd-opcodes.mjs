@@ -15,10 +15,11 @@ function uleb(bytes, pos) {
 }
 
 /**
- * Counts `i32x4.dot_i16x8_s` (0xfd 0xba 0x01) and all 0xfd-prefixed instructions by scanning the
- * code section for the byte pattern (a byte scan: a few immediates may match by chance).
+ * Counts `i32x4.dot_i16x8_s` (0xfd 0xba 0x01) and relaxed SIMD's `i16x8.relaxed_dot_i8x16_i7x16_s`
+ * (0xfd 0x92 0x02) by scanning the code section for their bytes (a byte scan: a few immediates may
+ * match by chance).
  * @param {Uint8Array} wasm
- * @returns {{ 'i32x4.dot_i16x8_s': number, codeSectionBytes: number }}
+ * @returns {{ 'i32x4.dot_i16x8_s': number, 'i16x8.relaxed_dot_i8x16_i7x16_s': number, codeSectionBytes: number }}
  */
 export function countSimdOpcodes(wasm) {
   let pos = 8;
@@ -28,10 +29,17 @@ export function countSimdOpcodes(wasm) {
     [size, pos] = uleb(wasm, pos);
     if (id === 10) {
       let dot = 0;
+      let relaxedDot = 0;
       for (let i = pos; i < pos + size - 2; i++) {
-        if (wasm[i] === 0xfd && wasm[i + 1] === 0xba && wasm[i + 2] === 0x01) dot++;
+        if (wasm[i] !== 0xfd) continue;
+        if (wasm[i + 1] === 0xba && wasm[i + 2] === 0x01) dot++;
+        if (wasm[i + 1] === 0x92 && wasm[i + 2] === 0x02) relaxedDot++;
       }
-      return { 'i32x4.dot_i16x8_s': dot, codeSectionBytes: size };
+      return {
+        'i32x4.dot_i16x8_s': dot,
+        'i16x8.relaxed_dot_i8x16_i7x16_s': relaxedDot,
+        codeSectionBytes: size,
+      };
     }
     pos += size;
   }

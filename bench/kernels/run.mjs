@@ -3,10 +3,9 @@
 // than the caches) by one token; batch: 4,096 rows by 64 tokens. Medians of 5 passes.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { withKernelPage } from './page.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '..', '.cache', 'kernels');
@@ -24,18 +23,7 @@ const files = {
   '/q8_0-dot.js': ['text/javascript', readFileSync(join(out, 'q8_0-dot.js'))],
   '/q8_0-dot.wasm': ['application/wasm', readFileSync(join(out, 'q8_0-dot.wasm'))],
 };
-const server = createServer((request, response) => {
-  const [type, body] = files[request.url] ?? ['text/plain', 'not found'];
-  response.writeHead(files[request.url] ? 200 : 404, { 'Content-Type': type }).end(body);
-}).listen(0, '127.0.0.1');
-await new Promise((resolve) => server.once('listening', resolve));
-const browser = await chromium.launch({
-  executablePath: process.env.LMTAB_BROWSER ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-});
-try {
-  const page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+await withKernelPage(files, async (page) => {
   await page.waitForFunction(() => globalThis.Module?.calledRun === true);
   const rows = await page.evaluate(() => {
     const { Module } = globalThis;
@@ -72,7 +60,4 @@ try {
       `| ${row.label} | ${names[row.shape]} | ${row.ms.toFixed(1)} | ${row.gbPerS.toFixed(2)} | ${row.sum.toFixed(0)} |`,
     );
   }
-} finally {
-  await browser.close();
-  server.close();
-}
+});

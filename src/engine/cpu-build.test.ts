@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuWorkerResources } from './cpu-build.js';
+import { cpuWorkerResources, kernelLogLines, kernelsFromLog } from './cpu-build.js';
 import type { EngineInfo } from './engine.js';
 
 const cpuPlan: EngineInfo = {
@@ -30,5 +30,15 @@ describe('cpuWorkerResources', () => {
   it("leaves wllama's stock build for a WebGPU plan, and when no CPU build is given", () => {
     expect(cpuWorkerResources(gpuPlan, cpuBuild)).toBeUndefined();
     expect(cpuWorkerResources(cpuPlan, undefined)).toBeUndefined();
+  });
+});
+
+describe('kernelsFromLog', () => {
+  it("reads which K-quant kernels run from the glue's line, the same text the glue writes", async () => {
+    const { kernelLogLines: written } = await import('../../wasm/glue-patches.mjs');
+    expect(kernelLogLines).toEqual(written);
+    expect(kernelsFromLog(['llama_model_load: ...', written.relaxed])).toBe('relaxed-simd');
+    expect(kernelsFromLog([written.ggml])).toBe('simd128');
+    expect(kernelsFromLog(['llama_model_load: ...'])).toBeUndefined();
   });
 });

@@ -74,3 +74,19 @@ export function cpuWorkerResources(
 function absoluteUrl(url: string): string {
   return new URL(url, globalThis.location?.href).href;
 }
+
+/**
+ * The lines the CPU build's glue logs at a load (`kernelLogLines` in `wasm/glue-patches.mjs`): with
+ * relaxed SIMD, lmtab's own Q4_K and Q6_K dot products (`wasm/kernels/`) run; without, ggml's.
+ */
+export const kernelLogLines = {
+  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q4_K and Q6_K',
+  ggml: "lmtab-kernels: this browser has no relaxed SIMD; ggml's own dot products run",
+} as const;
+
+/** Which K-quant kernels a load's log says run (see {@link EngineInfo.kernels}). */
+export function kernelsFromLog(log: readonly string[]): EngineInfo['kernels'] {
+  if (log.some((line) => line.includes(kernelLogLines.relaxed))) return 'relaxed-simd';
+  if (log.some((line) => line.includes(kernelLogLines.ggml))) return 'simd128';
+  return undefined;
+}

@@ -204,6 +204,12 @@ export interface EngineInfo {
    */
   kvCache?: string;
   /**
+   * The dot products of the CPU build's K-quants (Q4_K, Q6_K): `relaxed-simd`, lmtab's own kernels
+   * (`wasm/kernels/`) where the browser has relaxed SIMD, or `simd128`, ggml's. Absent on other
+   * builds.
+   */
+  kernels?: 'relaxed-simd' | 'simd128';
+  /**
    * The WebGPU adapter the engine's context offers, whether this engine uses it or not (web-llm's
    * catalog needs it where llama.cpp cannot use it), so pages need not ask for one again.
    */

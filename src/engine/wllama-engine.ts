@@ -17,7 +17,7 @@ import type {
   Usage,
 } from './engine.js';
 import { assertAnswerLimit, assertContextLength, contextExceeded } from './context-limits.js';
-import { createWllamaFor, type CpuBuild } from './cpu-build.js';
+import { createWllamaFor, kernelsFromLog, type CpuBuild } from './cpu-build.js';
 import { headLengths, kvCacheFromLog, kvCacheParams, type HeadLengths } from './kv-cache.js';
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';
@@ -197,10 +197,15 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       { log, label: record.id, info },
     );
     const kvCache = kvCacheFromLog(log.lines());
+    const kernels = kernelsFromLog(log.lines());
     return {
       wllama,
       log,
-      info: { ...confirmBackend(info, log.lines()), ...(kvCache && { kvCache }) },
+      info: {
+        ...confirmBackend(info, log.lines()),
+        ...(kvCache && { kvCache }),
+        ...(kernels && { kernels }),
+      },
     };
   }
 

@@ -69,7 +69,7 @@ describe('readGgufHeader', () => {
           : decoded(value);
       expect(header.metadata.get(key), key).toEqual(expected);
     }
-    const typeIds = { F32: 0, F16: 1, Q8_0: 8 };
+    const typeIds = { F32: 0, F16: 1, Q8_0: 8, Q4_K: 12, Q6_K: 14 };
     expect(header.tensors).toEqual(
       model.tensors.map((t, i) => ({
         name: t.name,

@@ -126,6 +126,10 @@ export class LmtabEnginePanel extends LitElement {
                     m.info.kvCache
                       ? html`<span class="kv muted">KV cache ${m.info.kvCache.toUpperCase()}</span>`
                       : nothing
+                  }${
+                    m.info.kernels === 'relaxed-simd'
+                      ? html`<span class="kv muted">Relaxed SIMD kernels</span>`
+                      : nothing
                   }
                 </td>
                 <td class="num">${m.active} of ${m.parallel}</td>

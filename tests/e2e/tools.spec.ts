@@ -312,6 +312,37 @@ test.describe
     expect(Object.keys(legacy.top_logprobs![0]).length).toBeLessThanOrEqual(2);
   });
 
+  test('logprobs that name pieces of a character keep their bytes (the engine once failed on them)', async () => {
+    // Byte-level vocabularies split characters across tokens, and 20 alternatives to each of 24
+    // sampled tokens include such pieces. The engine's JSON failed on text that is not UTF-8
+    // ("invalid UTF-8 byte"); it now leaves out what is not text, as llama-server does, and
+    // `bytes` keeps every byte.
+    const answer = await pageChat(
+      page,
+      { messages: ask, logprobs: true, top_logprobs: 20, max_tokens: 24, temperature: 1, seed: 11 },
+      model,
+    );
+    const entries = (answer.choices[0].logprobs?.content ?? []).flatMap((entry) => [
+      entry,
+      ...entry.top_logprobs,
+    ]);
+    expect(entries.length).toBeGreaterThan(24);
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    const pieces = entries.filter((entry) => {
+      try {
+        strict.decode(new Uint8Array(entry.bytes ?? []));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(pieces.length).toBeGreaterThan(0);
+    for (const piece of pieces) {
+      expect(piece.bytes!.length).toBeGreaterThan(0);
+      expect(piece.token === '' || piece.token.includes('\uFFFD'), piece.token).toBe(true);
+    }
+  });
+
   test('a thinking model answers its <think> text as reasoning_content; reasoning_effort "none" turns it off', async () => {
     const thinking = await importModel(page, 'tiny-lfm2-thinking.gguf');
     const answer = await pageChat(

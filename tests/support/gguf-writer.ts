@@ -11,7 +11,7 @@ export type GgufValue =
   | { type: 'array'; itemType: 'string'; value: readonly string[] };
 
 /** Tensor data types the writer can encode. */
-export type GgmlTensorType = 'F32' | 'F16' | 'Q8_0';
+export type GgmlTensorType = 'F32' | 'F16' | 'Q8_0' | 'Q4_K' | 'Q6_K';
 
 /** Where a tensor's values come from; generated on demand, chunk by chunk, while writing. */
 export type GgufTensorData =
@@ -76,20 +76,30 @@ const valueTypeIds = {
   array: 9,
 } as const;
 
-const tensorTypeIds: Record<GgmlTensorType, number> = { F32: 0, F16: 1, Q8_0: 8 };
+const tensorTypeIds: Record<GgmlTensorType, number> = {
+  F32: 0,
+  F16: 1,
+  Q8_0: 8,
+  Q4_K: 12,
+  Q6_K: 14,
+};
+
+/** Values and bytes of one block of each quantized type. */
+const blockShapes = { Q8_0: [32, 34], Q4_K: [256, 144], Q6_K: [256, 210] } as const;
 
 const defaultSeed = 0x6c6d7461;
 
 const encoder = new TextEncoder();
 
-/** Elements generated per step: a multiple of the Q8_0 block so blocks never straddle steps. */
+/** Elements generated per step: a multiple of every block size so blocks never straddle steps. */
 const chunkElements = 1 << 18;
 
 /** Bytes a tensor's data occupies, unpadded. */
 export function tensorByteLength(type: GgmlTensorType, elements: number): number {
   if (type === 'F32') return elements * 4;
   if (type === 'F16') return elements * 2;
-  return (elements / 32) * 34;
+  const [values, bytes] = blockShapes[type];
+  return (elements / values) * bytes;
 }
 
 /** Rounds a float to IEEE half precision (round to nearest even) and returns its 16 bits. */
@@ -153,6 +163,165 @@ export function encodeQ8_0(values: Float32Array, out?: Uint8Array): Uint8Array {
   return bytes;
 }
 
+/** Rounds half away from zero, as C's roundf. */
+function roundHalfAway(x: number): number {
+  return x < 0 ? -Math.floor(-x + 0.5) : Math.floor(x + 0.5);
+}
+
+function setHalf(bytes: Uint8Array, at: number, value: number): number {
+  const bits = float32ToFloat16Bits(value);
+  bytes[at] = bits & 0xff;
+  bytes[at + 1] = bits >>> 8;
+  return halfBitsToNumber(bits);
+}
+
+function halfBitsToNumber(bits: number): number {
+  const exponent = (bits >> 10) & 0x1f;
+  const magnitude =
+    exponent === 0 ? (bits & 0x3ff) * 2 ** -24 : (1 + (bits & 0x3ff) / 1024) * 2 ** (exponent - 15);
+  return bits & 0x8000 ? -magnitude : magnitude;
+}
+
+/**
+ * Quantizes values (a multiple of 256) to Q4_K blocks: 8 groups of 32, each value
+ * `d * scale * q - dmin * min` with q in [0, 15] and 6-bit scales and mins (ggml's layout; a plain
+ * min/max fit, not llama.cpp's search, which tests do not need).
+ */
+export function encodeQ4_K(values: Float32Array, out?: Uint8Array): Uint8Array {
+  if (values.length % 256 !== 0) {
+    throw new RangeError(`Q4_K needs a multiple of 256 values, got ${values.length}`);
+  }
+  const bytes = out ?? new Uint8Array((values.length / 256) * 144);
+  for (let b = 0; b < values.length / 256; b++) {
+    const block = values.subarray(b * 256, b * 256 + 256);
+    const at = b * 144;
+    const steps: number[] = [];
+    const offsets: number[] = [];
+    for (let j = 0; j < 8; j++) {
+      const group = block.subarray(32 * j, 32 * j + 32);
+      const offset = Math.max(0, -Math.min(...group));
+      offsets.push(offset);
+      steps.push((Math.max(...group) + offset) / 15);
+    }
+    const d = setHalf(bytes, at, Math.max(...steps) / 63);
+    const dmin = setHalf(bytes, at + 2, Math.max(...offsets) / 63);
+    const scales = steps.map((step) => (d > 0 ? Math.min(63, roundHalfAway(step / d)) : 0));
+    const mins = offsets.map((offset) =>
+      dmin > 0 ? Math.min(63, roundHalfAway(offset / dmin)) : 0,
+    );
+    for (let j = 0; j < 4; j++) {
+      bytes[at + 4 + j] = scales[j] | ((scales[j + 4] >> 4) << 6);
+      bytes[at + 8 + j] = mins[j] | ((mins[j + 4] >> 4) << 6);
+      bytes[at + 12 + j] = (scales[j + 4] & 0xf) | ((mins[j + 4] & 0xf) << 4);
+    }
+    const q = (i: number) => {
+      const j = i >> 5;
+      const step = d * scales[j];
+      return step > 0
+        ? Math.min(15, Math.max(0, roundHalfAway((block[i] + dmin * mins[j]) / step)))
+        : 0;
+    };
+    for (let pair = 0; pair < 4; pair++) {
+      for (let l = 0; l < 32; l++) {
+        bytes[at + 16 + 32 * pair + l] = q(64 * pair + l) | (q(64 * pair + 32 + l) << 4);
+      }
+    }
+  }
+  return bytes;
+}
+
+/**
+ * Quantizes values (a multiple of 256) to Q6_K blocks: 16 groups of 16, each value
+ * `d * scale * (q - 32)` with q in [0, 63] and a signed 8-bit scale per group (ggml's layout).
+ */
+export function encodeQ6_K(values: Float32Array, out?: Uint8Array): Uint8Array {
+  if (values.length % 256 !== 0) {
+    throw new RangeError(`Q6_K needs a multiple of 256 values, got ${values.length}`);
+  }
+  const bytes = out ?? new Uint8Array((values.length / 256) * 210);
+  for (let b = 0; b < values.length / 256; b++) {
+    const block = values.subarray(b * 256, b * 256 + 256);
+    const at = b * 210;
+    const steps: number[] = [];
+    for (let g = 0; g < 16; g++) {
+      let amax = 0;
+      for (let i = 16 * g; i < 16 * g + 16; i++) amax = Math.max(amax, Math.abs(block[i]));
+      steps.push(amax / 31);
+    }
+    const d = setHalf(bytes, at + 208, Math.max(...steps) / 127);
+    const scales = steps.map((step) => (d > 0 ? Math.min(127, roundHalfAway(step / d)) : 0));
+    scales.forEach((scale, g) => (bytes[at + 192 + g] = scale));
+    const q = (i: number) => {
+      const step = d * scales[i >> 4];
+      return step > 0 ? Math.min(63, Math.max(0, roundHalfAway(block[i] / step) + 32)) : 32;
+    };
+    for (let half = 0; half < 2; half++) {
+      const base = 128 * half;
+      for (let l = 0; l < 32; l++) {
+        const [q0, q1, q2, q3] = [
+          q(base + l),
+          q(base + l + 32),
+          q(base + l + 64),
+          q(base + l + 96),
+        ];
+        bytes[at + 64 * half + l] = (q0 & 0xf) | ((q2 & 0xf) << 4);
+        bytes[at + 64 * half + l + 32] = (q1 & 0xf) | ((q3 & 0xf) << 4);
+        bytes[at + 128 + 32 * half + l] =
+          (q0 >> 4) | ((q1 >> 4) << 2) | ((q2 >> 4) << 4) | ((q3 >> 4) << 6);
+      }
+    }
+  }
+  return bytes;
+}
+
+/** Q4_K blocks back to values, by ggml's definition (dequantize_row_q4_K), in doubles. */
+export function decodeQ4_K(bytes: Uint8Array): Float64Array {
+  const values = new Float64Array((bytes.length / 144) * 256);
+  for (let b = 0; b < bytes.length / 144; b++) {
+    const at = b * 144;
+    const d = halfBitsToNumber(bytes[at] | (bytes[at + 1] << 8));
+    const dmin = halfBitsToNumber(bytes[at + 2] | (bytes[at + 3] << 8));
+    const packed = bytes.subarray(at + 4, at + 16);
+    for (let j = 0; j < 8; j++) {
+      const scale = j < 4 ? packed[j] & 63 : (packed[j + 4] & 0xf) | ((packed[j - 4] >> 6) << 4);
+      const min = j < 4 ? packed[j + 4] & 63 : (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+      for (let l = 0; l < 32; l++) {
+        const byte = bytes[at + 16 + 32 * (j >> 1) + l];
+        const q = j % 2 === 0 ? byte & 0xf : byte >> 4;
+        values[b * 256 + 32 * j + l] = d * scale * q - dmin * min;
+      }
+    }
+  }
+  return values;
+}
+
+/** Q6_K blocks back to values, by ggml's definition (dequantize_row_q6_K), in doubles. */
+export function decodeQ6_K(bytes: Uint8Array): Float64Array {
+  const values = new Float64Array((bytes.length / 210) * 256);
+  for (let b = 0; b < bytes.length / 210; b++) {
+    const at = b * 210;
+    const d = halfBitsToNumber(bytes[at + 208] | (bytes[at + 209] << 8));
+    for (let half = 0; half < 2; half++) {
+      for (let l = 0; l < 32; l++) {
+        const low = [bytes[at + 64 * half + l], bytes[at + 64 * half + l + 32]];
+        const high = bytes[at + 128 + 32 * half + l];
+        const qs = [
+          (low[0] & 0xf) | ((high & 3) << 4),
+          (low[1] & 0xf) | (((high >> 2) & 3) << 4),
+          (low[0] >> 4) | (((high >> 4) & 3) << 4),
+          (low[1] >> 4) | (((high >> 6) & 3) << 4),
+        ];
+        qs.forEach((q, k) => {
+          const i = 128 * half + l + 32 * k;
+          const scale = (bytes[at + 192 + (i >> 4)] << 24) >> 24;
+          values[b * 256 + i] = d * scale * (q - 32);
+        });
+      }
+    }
+  }
+  return values;
+}
+
 /** Computes the header bytes and where every tensor goes, without generating tensor data. */
 export function layoutGguf(model: GgufModel): GgufLayout {
   const alignmentValue = model.metadata['general.alignment'];
@@ -177,8 +346,13 @@ export function layoutGguf(model: GgufModel): GgufLayout {
     if (names.has(tensor.name)) throw new Error(`duplicate tensor name ${tensor.name}`);
     names.add(tensor.name);
     const elements = elementCount(tensor);
-    if (tensor.type === 'Q8_0' && tensor.dims[0] % 32 !== 0) {
-      throw new RangeError(`${tensor.name}: Q8_0 rows need a multiple of 32 values`);
+    if (tensor.type in blockShapes) {
+      const [block] = blockShapes[tensor.type as keyof typeof blockShapes];
+      if (tensor.dims[0] % block !== 0) {
+        throw new RangeError(
+          `${tensor.name}: ${tensor.type} rows need a multiple of ${block} values`,
+        );
+      }
     }
     out.string(tensor.name);
     out.u32(tensor.dims.length);
@@ -291,6 +465,8 @@ function* tensorChunks(tensor: GgufTensor, seed: number): Generator<Uint8Array> 
     } else random.fill(chunk, data.mean ?? 0, data.std);
     const size = tensorByteLength(tensor.type, count);
     if (tensor.type === 'Q8_0') encodeQ8_0(chunk, bytes.subarray(0, size));
+    else if (tensor.type === 'Q4_K') encodeQ4_K(chunk, bytes.subarray(0, size));
+    else if (tensor.type === 'Q6_K') encodeQ6_K(chunk, bytes.subarray(0, size));
     else if (tensor.type === 'F32' && littleEndian)
       new Float32Array(bytes.buffer, 0, count).set(chunk);
     else if (tensor.type === 'F32') {

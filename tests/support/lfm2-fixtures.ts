@@ -322,10 +322,13 @@ const weights = { kind: 'normal', std: 0.02 } as const;
 const ones = { kind: 'constant', value: 1 } as const;
 const zeros = { kind: 'constant', value: 0 } as const;
 
+/** llama.cpp's file types of the weight mixes the fixtures write. */
+const fileTypes = { F16: 1, Q8_0: 7, Q4_K_M: 15 } as const;
+
 function buildTextModel(
   arch: 'lfm2' | 'lfm2moe',
   config: Lfm2Config,
-  type: 'F16' | 'Q8_0',
+  type: keyof typeof fileTypes,
   name: string,
   fillers: Lfm2Fillers = 'unused',
   thinking = false,
@@ -337,7 +340,7 @@ function buildTextModel(
   const metadata: Record<string, GgufValue> = {
     'general.architecture': str(arch),
     'general.name': str(name),
-    'general.file_type': u32(type === 'F16' ? 1 : 7),
+    'general.file_type': u32(fileTypes[type]),
     [`${arch}.context_length`]: u32(config.contextLength),
     [`${arch}.embedding_length`]: u32(e),
     [`${arch}.block_count`]: u32(blocks),
@@ -375,10 +378,12 @@ function buildTextModel(
     'tokenizer.chat_template': str(thinking ? lfm2ThinkingChatTemplate : lfm2ChatTemplate),
   } satisfies Record<string, GgufValue>);
 
+  // Q4_K_M as llama-quantize mixes it for a model whose output shares the token embeddings: Q6_K
+  // for those, Q4_K for the other matrices.
   const matrix = (tensorName: string, dims: number[]): GgufTensor => ({
     name: tensorName,
     dims,
-    type,
+    type: type !== 'Q4_K_M' ? type : tensorName === 'token_embd.weight' ? 'Q6_K' : 'Q4_K',
     data: weights,
   });
   const f16 = (tensorName: string, dims: number[]): GgufTensor => ({
@@ -584,10 +589,18 @@ export interface FixturePaths {
    * 16), so its KV cache rows are whole Q8_0 blocks and the CPU build caches them in Q8_0.
    */
   lfm2Heads32: string;
+  /**
+   * `tiny-lfm2-q4_k_m.gguf`: the text model in Q4_K_M (Q4_K matrices, Q6_K token embeddings), wide
+   * enough (256) for K-quant rows, so the CPU build's K-quant dot products run.
+   */
+  lfm2Q4KM: string;
 }
 
 /** The tiny shape with heads of 32 (a Q8_0 block), for {@link FixturePaths.lfm2Heads32}. */
 const tinyHeads32: Lfm2Config = { ...lfm2Configs.tiny, heads: 2, kvHeads: 1 };
+
+/** The tiny shape widened to whole K-quant blocks (256), for {@link FixturePaths.lfm2Q4KM}. */
+const tinyQ4KM: Lfm2Config = { ...lfm2Configs.tiny, embedding: 256, feedForward: 512 };
 
 const fixtureFiles: Record<keyof FixturePaths, string> = {
   lfm2: 'tiny-lfm2.gguf',
@@ -596,6 +609,7 @@ const fixtureFiles: Record<keyof FixturePaths, string> = {
   mmproj: 'mmproj-tiny-lfm2-vl.gguf',
   lfm2Thinking: 'tiny-lfm2-thinking.gguf',
   lfm2Heads32: 'tiny-lfm2-heads32.gguf',
+  lfm2Q4KM: 'tiny-lfm2-q4_k_m.gguf',
 };
 
 /** The model behind each tiny fixture. */
@@ -606,6 +620,7 @@ export function fixtureModel(fixture: keyof FixturePaths): GgufModel {
   if (fixture === 'lfm2Thinking') return lfm2Model({ name: 'tiny-lfm2-thinking', thinking: true });
   if (fixture === 'lfm2Heads32')
     return buildTextModel('lfm2', tinyHeads32, 'F16', 'tiny-lfm2-heads32');
+  if (fixture === 'lfm2Q4KM') return buildTextModel('lfm2', tinyQ4KM, 'Q4_K_M', 'tiny-lfm2-q4_k_m');
   return lfm2VlProjector();
 }
 
@@ -631,6 +646,7 @@ export const fixtureSummaries: Readonly<Record<keyof FixturePaths, GgufSummary>>
     chatTemplate: lfm2ThinkingChatTemplate,
   },
   lfm2Heads32: textSummary('lfm2', 'tiny-lfm2-heads32', tinyHeads32, 'F16'),
+  lfm2Q4KM: textSummary('lfm2', 'tiny-lfm2-q4_k_m', tinyQ4KM, 'Q4_K_M'),
 };
 
 /** What `readGgufSummary` must report for an `lfm2` model of a size and type. */
@@ -643,7 +659,7 @@ function textSummary(
   architecture: string,
   name: string,
   config: Lfm2Config,
-  type: GgmlTensorType,
+  type: GgmlTensorType | 'Q4_K_M',
 ): GgufSummary {
   return {
     architecture,

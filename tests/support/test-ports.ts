@@ -64,6 +64,8 @@ const basePorts = {
   globalInstall: 21353,
   profileHolder: 21354,
   profileSecond: 21355,
+  /** cpu-kernels.spec.ts: the app with ggml's own K-quant kernels, beside the default one. */
+  kernelsApp: 21356,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   encodeGguf,
+  decodeQ4_K,
+  decodeQ6_K,
+  encodeQ4_K,
+  encodeQ6_K,
   encodeQ8_0,
   float32ToFloat16Bits,
   layoutGguf,
@@ -84,6 +88,38 @@ describe('encodeQ8_0', () => {
     expect(view.getUint16(0, true)).toBe(0x3c00);
     expect([view.getInt8(2), view.getInt8(3), view.getInt8(4)]).toEqual([127, 3, -3]);
     expect(() => encodeQ8_0(new Float32Array(31))).toThrow(RangeError);
+  });
+});
+
+describe('encodeQ4_K and encodeQ6_K', () => {
+  const values = new Float32Array(512).map((_, i) => Math.sin(i * 0.37) * (1 + (i % 7)) - 0.5);
+  const maxError = (decoded: Float64Array, from: Float32Array, group: number) => {
+    let worst = 0;
+    for (let i = 0; i < from.length; i++) {
+      let amax = 0;
+      const start = i - (i % group);
+      for (let j = start; j < start + group; j++) amax = Math.max(amax, Math.abs(from[j]));
+      worst = Math.max(worst, Math.abs(decoded[i] - from[i]) / amax);
+    }
+    return worst;
+  };
+
+  it('Q4_K: 144 bytes per 256 values, each within a step of 4 bits of its group', () => {
+    const bytes = encodeQ4_K(values);
+    expect(bytes.length).toBe(288);
+    // A group spans at most 2 x its largest magnitude in 15 steps, plus 6-bit scale rounding.
+    expect(maxError(decodeQ4_K(bytes), values, 32)).toBeLessThan(0.12);
+  });
+
+  it('Q6_K: 210 bytes per 256 values, each within a step of 6 bits of its group', () => {
+    const bytes = encodeQ6_K(values);
+    expect(bytes.length).toBe(420);
+    expect(maxError(decodeQ6_K(bytes), values, 16)).toBeLessThan(0.04);
+  });
+
+  it('refuses lengths that are not whole blocks', () => {
+    expect(() => encodeQ4_K(new Float32Array(255))).toThrow(RangeError);
+    expect(() => encodeQ6_K(new Float32Array(32))).toThrow(RangeError);
   });
 });
 
@@ -266,6 +302,7 @@ describe('LFM2 fixtures', () => {
       'mmproj-tiny-lfm2-vl.gguf',
       'tiny-lfm2-thinking.gguf',
       'tiny-lfm2-heads32.gguf',
+      'tiny-lfm2-q4_k_m.gguf',
     ]);
     const before = await stat(paths.lfm2moe);
     await writeFile(paths.lfm2, 'stale');

@@ -1,0 +1,100 @@
+import { expect, test, type Page } from '@playwright/test';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { withoutKernels } from '../../wasm/glue-patches.mjs';
+import { testPorts } from '../support/test-ports.js';
+import { importModel, openApp, openTab } from './support/app.js';
+import { watchConsole } from './support/console.js';
+import { openPage, startRelay } from './support/relay.js';
+
+interface TokenLogprob {
+  token: string;
+  bytes: number[] | null;
+  logprob: number;
+  top_logprobs: { token: string; logprob: number }[];
+}
+
+/**
+ * A sampled answer's tokens with their logprobs, from the page's own /v1/chat/completions. Sampled
+ * with a seed, not greedy: a greedy answer reports each token's probability after sampling, 1.
+ */
+function seededAnswer(page: Page, model: string): Promise<TokenLogprob[]> {
+  return page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'Count the sheep in the field, one by one.' }],
+        max_tokens: 24,
+        ignore_eos: true,
+        temperature: 1,
+        seed: 7,
+        logprobs: true,
+        top_logprobs: 2,
+      }),
+    });
+    const body = await response.json();
+    if (response.status !== 200) throw new Error(JSON.stringify(body));
+    return body.choices[0].logprobs.content;
+  }, model);
+}
+
+async function kernelsShown(page: Page, model: string): Promise<string> {
+  await openTab(page, 'Developer');
+  const engine = page.getByRole('tabpanel', { name: 'Developer' }).getByRole('region', {
+    name: 'Engine',
+  });
+  const row = engine.getByRole('row', { name: new RegExp(`^${model}`) });
+  await expect(row).toContainText('KV cache', { timeout: 60_000 });
+  return row.innerText();
+}
+
+test('a Q4_K_M model on the CPU build runs lmtab’s relaxed-SIMD kernels and answers as with ggml’s own', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(300_000);
+  const problems = watchConsole(page);
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm2-q4_k_m.gguf');
+  const withKernels = await seededAnswer(page, model);
+  // An entry per piece of text: tokens that end inside a character share one.
+  expect(withKernels.length).toBeGreaterThanOrEqual(12);
+  expect(await kernelsShown(page, model)).toContain('Relaxed SIMD kernels');
+
+  // The same app with the kernels taken out of the CPU build's glue: ggml's own dot products run.
+  const appDir = test.info().outputPath('app-ggml-kernels');
+  await cp('dist', appDir, { recursive: true });
+  const assets = join(appDir, 'assets');
+  const [glueName] = (await readdir(assets)).filter((name) => /^lmtab-cpu-.*\.js$/.test(name));
+  const glue = await readFile(join(assets, glueName), 'utf8');
+  expect(glue).toContain('lmtabUseKernels(wasmTable);');
+  await writeFile(join(assets, glueName), withoutKernels(glue));
+  const relay = await startRelay(testPorts.kernelsApp, { appDir });
+  const context = await browser.newContext();
+  try {
+    const other = await context.newPage();
+    const otherProblems = watchConsole(other);
+    await openPage(other, relay.url);
+    await importModel(other, 'tiny-lfm2-q4_k_m.gguf');
+    const withGgml = await seededAnswer(other, model);
+    expect(await kernelsShown(other, model)).not.toContain('Relaxed SIMD kernels');
+
+    // The kernels sum the same integers as ggml's; only float rounding may differ. With the same
+    // seed the same tokens are drawn unless a draw falls within that rounding of a boundary.
+    let compared = 0;
+    for (const [i, ours] of withKernels.entries()) {
+      const theirs = withGgml[i];
+      if (!theirs || JSON.stringify(ours.bytes) !== JSON.stringify(theirs.bytes)) break;
+      expect(Math.abs(ours.logprob - theirs.logprob), `token ${i}`).toBeLessThan(1e-4);
+      compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(12);
+    expect(otherProblems).toEqual([]);
+  } finally {
+    await context.close();
+    await relay.close();
+  }
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds lmtab's relaxed-SIMD kernels (k-quants.c) with Debian's clang-19 and installs them in the
+# committed CPU build (wasm/install-kernels.mjs). Part of `npm run build:wasm`; runs alone in seconds.
+# Emscripten 3.1.6's clang 14 cannot emit relaxed SIMD; Debian bookworm's clang-19 can, and the
+# kernels need no C library, so they are a module of their own on the engine's memory.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+LLVM=/usr/lib/llvm-19/bin
+if [[ ! -x "$LLVM/clang" || ! -x "$LLVM/wasm-ld" ]]; then
+  echo "clang-19 or lld-19 not found: installing Debian's packages" >&2
+  if [[ "$(id -u)" == 0 ]]; then apt-get update -qq && apt-get install -y -qq clang-19 lld-19; else
+    sudo apt-get update -qq && sudo apt-get install -y -qq clang-19 lld-19; fi
+fi
+OUT="$ROOT/wasm/.cache/kernels"
+mkdir -p "$OUT/bin"
+# clang runs wasm-ld-19 from PATH, and wasm-opt when PATH has one: Debian's binaryen is too old for
+# relaxed SIMD, so PATH holds the linker alone.
+ln -sf "$LLVM/wasm-ld" "$OUT/bin/wasm-ld-19"
+PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 -O3 -msimd128 -mrelaxed-simd -matomics -mbulk-memory \
+  -nostdlib -Wl,--no-entry -Wl,--import-memory -Wl,--shared-memory -Wl,--max-memory=4294967296 \
+  -Wl,--strip-all -o "$OUT/lmtab-kernels.wasm" "$ROOT/wasm/kernels/k-quants.c"
+# The kernels run on the engine's memory: they must touch no stack, globals or data of their own.
+listing="$("$LLVM/llvm-objdump" -d -h "$OUT/lmtab-kernels.wasm")"
+if grep -qE "global\.(get|set)|\bcall\b|memory\.(init|grow)|^ *[0-9]+ (DATA|START) " <<<"$listing"; then
+  echo "lmtab-kernels.wasm uses a global, a call, data or a start function; see k-quants.c's rules" >&2
+  exit 1
+fi
+compiler="$("$LLVM/clang" --version | head -1)"
+node "$ROOT/wasm/install-kernels.mjs" "$ROOT/wasm/prebuilt" "$OUT/lmtab-kernels.wasm" "$compiler"

@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeQ4_K, decodeQ6_K } from '../../tests/support/gguf-writer.js';
+
+// lmtab's relaxed-SIMD kernels (the committed lmtab-kernels.wasm) against ggml's definitions of
+// Q4_K, Q6_K and Q8_K, computed value by value in doubles (the test fixtures' decoders).
+
+const QK_K = 256;
+const Q4_K_BYTES = 144;
+const Q6_K_BYTES = 210;
+const Q8_K_BYTES = 292;
+const kernelsWasm = readFileSync(join(import.meta.dirname, '..', 'prebuilt', 'lmtab-kernels.wasm'));
+
+type Kernel = (
+  n: number,
+  s: number,
+  bs: number,
+  vx: number,
+  bx: number,
+  vy: number,
+  by: number,
+  nrc: number,
+) => void;
+
+let memory: WebAssembly.Memory;
+let kernels: { q4_K: Kernel; q6_K: Kernel };
+
+beforeAll(() => {
+  // Node 20's V8 has relaxed SIMD behind a flag (Chromium and Node 22 ship it).
+  if (!WebAssembly.validate(kernelsWasm)) setFlagsFromString('--experimental-wasm-relaxed-simd');
+  memory = new WebAssembly.Memory({ initial: 16, maximum: 65536, shared: true });
+  const exports = new WebAssembly.Instance(new WebAssembly.Module(kernelsWasm), {
+    env: { memory },
+  }).exports as Record<string, Kernel>;
+  kernels = { q4_K: exports.lmtab_vec_dot_q4_K_q8_K, q6_K: exports.lmtab_vec_dot_q6_K_q8_K };
+});
+
+/** Deterministic bytes (a 32-bit LCG), so that a failure can be replayed. */
+function randomBytes(count: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(count);
+  let state = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    bytes[i] = state >>> 16;
+  }
+  return bytes;
+}
+
+/** A half between 2^-10 and 2^1 with either sign, from two random bytes. */
+function randomHalf(a: number, b: number): number {
+  return ((b & 0x80) << 8) | ((5 + (a % 12)) << 10) | (((b & 0x7f) << 3) | (a & 7));
+}
+
+interface Activations {
+  d: number;
+  qs: Int8Array;
+}
+
+/** Q8_K blocks (float d, 256 int8 values, 16 sums of 16) written at `at`. */
+function writeQ8K(at: number, blocks: Activations[]) {
+  const view = new DataView(memory.buffer);
+  blocks.forEach((block, b) => {
+    const base = at + b * Q8_K_BYTES;
+    view.setFloat32(base, block.d, true);
+    for (let i = 0; i < QK_K; i++) view.setInt8(base + 4 + i, block.qs[i]);
+    for (let g = 0; g < 16; g++) {
+      let sum = 0;
+      for (let i = 0; i < 16; i++) sum += block.qs[16 * g + i];
+      view.setInt16(base + 4 + QK_K + 2 * g, sum, true);
+    }
+  });
+}
+
+function randomActivations(count: number, seed: number, extreme?: number): Activations[] {
+  return Array.from({ length: count }, (_, b) => {
+    const bytes = randomBytes(QK_K, seed + b);
+    const qs = new Int8Array(QK_K).map((_, i) => extreme ?? (bytes[i] % 255) - 127);
+    return { d: 0.0123 * (b + 1), qs };
+  });
+}
+
+/** The dot product of dequantized weights (ggml's definitions) with Q8_K activations. */
+function referenceWith(decode: (bytes: Uint8Array) => Float64Array) {
+  return (block: Uint8Array, y: Activations) => {
+    const weights = decode(block);
+    let sum = 0;
+    let magnitude = 0;
+    weights.forEach((w, i) => {
+      const term = w * y.d * y.qs[i];
+      sum += term;
+      magnitude += Math.abs(term);
+    });
+    return { sum, magnitude };
+  };
+}
+const q4KReference = referenceWith(decodeQ4_K);
+const q6KReference = referenceWith(decodeQ6_K);
+
+const weightsAt = 1024;
+const activationsAt = 65536;
+const resultAt = 16;
+
+function check(
+  kernel: Kernel,
+  blockBytes: number,
+  blocks: Uint8Array[],
+  activations: Activations[],
+  reference: (block: Uint8Array, y: Activations) => { sum: number; magnitude: number },
+) {
+  const heap = new Uint8Array(memory.buffer);
+  blocks.forEach((block, b) => heap.set(block, weightsAt + b * blockBytes));
+  writeQ8K(activationsAt, activations);
+  kernel(QK_K * blocks.length, resultAt, 0, weightsAt, 0, activationsAt, 0, 1);
+  const got = new DataView(memory.buffer).getFloat32(resultAt, true);
+  let sum = 0;
+  let magnitude = 0;
+  blocks.forEach((block, b) => {
+    const part = reference(block, activations[b]);
+    sum += part.sum;
+    magnitude += part.magnitude;
+  });
+  // float32 arithmetic over exact integer sums: the error is a few ulps of the terms' magnitude.
+  expect(Math.abs(got - sum)).toBeLessThanOrEqual(1e-6 * magnitude + 1e-30);
+}
+
+function q4KBlocks(count: number, seed: number, fill?: number): Uint8Array[] {
+  return Array.from({ length: count }, (_, b) => {
+    const block = randomBytes(Q4_K_BYTES, seed * 31 + b);
+    const d = randomHalf(block[0], block[1]);
+    const dmin = randomHalf(block[2], block[3]) & 0x7fff;
+    block.set([d & 0xff, d >> 8, dmin & 0xff, dmin >> 8]);
+    if (fill !== undefined) block.fill(fill, 4);
+    return block;
+  });
+}
+
+function q6KBlocks(count: number, seed: number, fill?: number): Uint8Array[] {
+  return Array.from({ length: count }, (_, b) => {
+    const block = randomBytes(Q6_K_BYTES, seed * 37 + b);
+    if (fill !== undefined) block.fill(fill, 0, 208);
+    const d = randomHalf(block[208], block[209]);
+    block.set([d & 0xff, d >> 8], 208);
+    return block;
+  });
+}
+
+describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () => {
+  it('Q4_K x Q8_K equals the value-by-value dot product', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const count = 1 + (seed % 4);
+      check(
+        kernels.q4_K,
+        Q4_K_BYTES,
+        q4KBlocks(count, seed),
+        randomActivations(count, seed),
+        q4KReference,
+      );
+    }
+  });
+
+  it('Q4_K at the extremes: every value 15 with scales and mins 63, activations -128 and 127', () => {
+    for (const activation of [-128, 127]) {
+      check(
+        kernels.q4_K,
+        Q4_K_BYTES,
+        q4KBlocks(2, 7, 0xff),
+        randomActivations(2, 7, activation),
+        q4KReference,
+      );
+    }
+  });
+
+  it('Q6_K x Q8_K equals the value-by-value dot product', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const count = 1 + (seed % 4);
+      check(
+        kernels.q6_K,
+        Q6_K_BYTES,
+        q6KBlocks(count, seed),
+        randomActivations(count, seed),
+        q6KReference,
+      );
+    }
+  });
+
+  it('Q6_K at the extremes: values 0 and 63, scales -1 and 127, activations -128 and 127', () => {
+    for (const fill of [0x00, 0xff, 0x7f]) {
+      for (const activation of [-128, 127]) {
+        check(
+          kernels.q6_K,
+          Q6_K_BYTES,
+          q6KBlocks(2, 9, fill),
+          randomActivations(2, 9, activation),
+          q6KReference,
+        );
+      }
+    }
+  });
+});

@@ -26,9 +26,11 @@ function seededAnswer(page: Page, model: string): Promise<TokenLogprob[]> {
       body: JSON.stringify({
         model,
         messages: [{ role: 'user', content: 'Count the sheep in the field, one by one.' }],
-        max_tokens: 24,
+        max_tokens: 48,
         ignore_eos: true,
         temperature: 1,
+        top_k: 0,
+        min_p: 0,
         seed: 7,
         logprobs: true,
         top_logprobs: 2,
@@ -60,7 +62,7 @@ test('a Q4_K_M model on the CPU build runs lmtab’s relaxed-SIMD kernels and an
   const model = await importModel(page, 'tiny-lfm2-q4_k_m.gguf');
   const withKernels = await seededAnswer(page, model);
   // An entry per piece of text: tokens that end inside a character share one.
-  expect(withKernels.length).toBeGreaterThanOrEqual(12);
+  expect(withKernels.length).toBeGreaterThanOrEqual(8);
   expect(await kernelsShown(page, model)).toContain('Relaxed SIMD kernels');
 
   // The same app with the kernels taken out of the CPU build's glue: ggml's own dot products run.
@@ -81,16 +83,23 @@ test('a Q4_K_M model on the CPU build runs lmtab’s relaxed-SIMD kernels and an
     const withGgml = await seededAnswer(other, model);
     expect(await kernelsShown(other, model)).not.toContain('Relaxed SIMD kernels');
 
-    // The kernels sum the same integers as ggml's; only float rounding may differ. With the same
-    // seed the same tokens are drawn unless a draw falls within that rounding of a boundary.
+    // The kernels sum the same integers as ggml's and round Q4_K's floats in ggml's order; Q6_K's
+    // last bits may differ. With the same seed the same tokens are drawn (sampled from all tokens:
+    // a top-k or min-p cut could fall between two tokens those bits order differently).
     let compared = 0;
     for (const [i, ours] of withKernels.entries()) {
       const theirs = withGgml[i];
       if (!theirs || JSON.stringify(ours.bytes) !== JSON.stringify(theirs.bytes)) break;
-      expect(Math.abs(ours.logprob - theirs.logprob), `token ${i}`).toBeLessThan(1e-4);
+      expect(Math.abs(ours.logprob - theirs.logprob), `token ${i}`).toBeLessThan(1e-5);
+      expect(ours.top_logprobs.map((top) => top.token)).toEqual(
+        theirs.top_logprobs.map((top) => top.token),
+      );
+      ours.top_logprobs.forEach((top, k) =>
+        expect(Math.abs(top.logprob - theirs.top_logprobs[k].logprob)).toBeLessThan(1e-5),
+      );
       compared++;
     }
-    expect(compared).toBeGreaterThanOrEqual(12);
+    expect(compared).toBeGreaterThanOrEqual(16);
     expect(otherProblems).toEqual([]);
   } finally {
     await context.close();

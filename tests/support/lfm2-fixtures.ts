@@ -591,7 +591,8 @@ export interface FixturePaths {
   lfm2Heads32: string;
   /**
    * `tiny-lfm2-q4_k_m.gguf`: the text model in Q4_K_M (Q4_K matrices, Q6_K token embeddings), wide
-   * enough (256) for K-quant rows, so the CPU build's K-quant dot products run.
+   * enough (256) for K-quant rows, so the CPU build's K-quant dot products run; its vocabulary's
+   * fillers are words, so every sampled token shows text (and a logprob entry).
    */
   lfm2Q4KM: string;
 }
@@ -620,7 +621,8 @@ export function fixtureModel(fixture: keyof FixturePaths): GgufModel {
   if (fixture === 'lfm2Thinking') return lfm2Model({ name: 'tiny-lfm2-thinking', thinking: true });
   if (fixture === 'lfm2Heads32')
     return buildTextModel('lfm2', tinyHeads32, 'F16', 'tiny-lfm2-heads32');
-  if (fixture === 'lfm2Q4KM') return buildTextModel('lfm2', tinyQ4KM, 'Q4_K_M', 'tiny-lfm2-q4_k_m');
+  if (fixture === 'lfm2Q4KM')
+    return buildTextModel('lfm2', tinyQ4KM, 'Q4_K_M', 'tiny-lfm2-q4_k_m', 'words');
   return lfm2VlProjector();
 }
 

@@ -8,8 +8,9 @@
 // i16x8.relaxed_dot_i8x16_i7x16_s multiplies 16 bytes (pmaddubsw on x86, sdot on Arm): exact
 // when its second operand lies in [0, 127], which Q4_K's 4-bit and Q6_K's unsigned 6-bit values do.
 // Their 16-bit pair sums are then scaled with one i32x4.dot_i16x8_s per group, the shape of
-// llama.cpp's AVX2 kernels. The sums are exact integers as in ggml's; only the float rounding of
-// the per-block scaling may differ in the last bit.
+// llama.cpp's AVX2 kernels. The sums are exact integers as in ggml's; Q4_K then takes ggml's float
+// steps in ggml's order (its two terms nearly cancel), Q6_K adds its scaled blocks in 4 lanes, as
+// ggml's adds them in 8, so only the last bits of a Q6_K row may differ.
 //
 // Rules of this module: it imports the engine's memory and nothing else, and uses no stack, no
 // globals and no data (the engine's memory holds the engine's own stack and data at those
@@ -68,6 +69,12 @@ static inline int32_t sum_i32x4(v128_t v) {
   return wasm_i32x4_extract_lane(v, 0);
 }
 
+static inline float sum_f32x4(v128_t v) {
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
 // 16-bit pair sums of 16 signed activations times 16 values in [0, 127].
 static inline v128_t pair_dot(const int8_t *activations, v128_t values) {
   return wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load(activations), values);
@@ -89,14 +96,16 @@ static inline v128_t q4_K_scales_and_mins(const uint8_t *packed) {
 // Lane `j` of 16-bit lanes, in all eight.
 #define BROADCAST16(v, j) wasm_i16x8_shuffle(v, v, j, j, j, j, j, j, j, j)
 
-static inline int32_t q4_K_block(const block_q4_K *x, const block_q8_K *y, int32_t *mins_sum) {
+// The block's sums as 4 lanes each (the caller adds the lanes up once for the whole row): its
+// values against the activations, scaled, and its mins against the activations' sums.
+static inline v128_t q4_K_block(const block_q4_K *x, const block_q8_K *y, v128_t *mins_sums) {
   const v128_t packed = q4_K_scales_and_mins(x->scales);
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
-  // Each min meets the sum of its 32 activations: two of Q8_K's 16-value sums.
-  const v128_t pairs_low = wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y->bsums));
-  const v128_t pairs_high = wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y->bsums + 8));
-  *mins_sum = sum_i32x4(wasm_i32x4_add(wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(mins), pairs_low),
-                                       wasm_i32x4_mul(wasm_u32x4_extend_high_u16x8(mins), pairs_high)));
+  // Each min meets the sum of its 32 activations: two of Q8_K's 16-value sums, each min paired with
+  // both in one i32x4.dot_i16x8_s.
+  *mins_sums = wasm_i32x4_add(
+      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums), wasm_i16x8_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3)),
+      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
   const v128_t mask = wasm_i8x16_splat(0x0f);
   const uint8_t *q4 = x->qs;
   const int8_t *q8 = y->qs;
@@ -116,7 +125,7 @@ static inline int32_t q4_K_block(const block_q4_K *x, const block_q8_K *y, int32
   Q4_K_GROUPS(2);
   Q4_K_GROUPS(3);
 #undef Q4_K_GROUPS
-  return sum_i32x4(acc);
+  return acc;
 }
 
 /** ggml_vec_dot_q4_K_q8_K's contract: *s = the dot product of n values (n a multiple of 256). */
@@ -128,15 +137,22 @@ __attribute__((export_name("lmtab_vec_dot_q4_K_q8_K"))) void lmtab_vec_dot_q4_K_
   const block_q8_K *y = vy;
   float sum = 0;
   for (int i = 0; i < n / QK_K; ++i) {
-    int32_t mins_sum;
-    const int32_t dots = q4_K_block(&x[i], &y[i], &mins_sum);
-    sum -= y[i].d * half_to_float(x[i].dmin) * mins_sum;
-    sum += y[i].d * half_to_float(x[i].d) * dots;
+    v128_t mins_sums;
+    const v128_t dots = q4_K_block(&x[i], &y[i], &mins_sums);
+    // Both sums at once: lanes [dots, dots, mins, mins] after two pairwise additions.
+    v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
+                                 wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
+    both = wasm_i32x4_add(both, wasm_i32x4_shuffle(both, both, 1, 0, 3, 2));
+    // The float steps of ggml's kernel, in its order: the mins' term nearly cancels the values'
+    // term, so any other order would round the difference differently.
+    sum -= y[i].d * half_to_float(x[i].dmin) * wasm_i32x4_extract_lane(both, 2);
+    sum += y[i].d * half_to_float(x[i].d) * wasm_i32x4_extract_lane(both, 0);
   }
   *s = sum;
 }
 
-static inline int32_t q6_K_block(const block_q6_K *x, const block_q8_K *y) {
+// The block's sums as 4 lanes (the caller adds the lanes up once for the whole row).
+static inline v128_t q6_K_block(const block_q6_K *x, const block_q8_K *y) {
   const v128_t low4 = wasm_i8x16_splat(0x0f), top2 = wasm_i8x16_splat(0x30);
   const v128_t scales = wasm_v128_load(x->scales);
   const v128_t scales_low = wasm_i16x8_extend_low_i8x16(scales), scales_high = wasm_i16x8_extend_high_i8x16(scales);
@@ -167,7 +183,7 @@ static inline int32_t q6_K_block(const block_q6_K *x, const block_q8_K *y) {
   // The values were taken without Q6_K's offset of 32: take 32 times each scaled 16-value sum.
   const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(scales_low, wasm_v128_load(y->bsums)),
                                         wasm_i32x4_dot_i16x8(scales_high, wasm_v128_load(y->bsums + 8)));
-  return sum_i32x4(acc) - 32 * sum_i32x4(offsets);
+  return wasm_i32x4_sub(acc, wasm_i32x4_shl(offsets, 5));
 }
 
 /** ggml_vec_dot_q6_K_q8_K's contract: *s = the dot product of n values (n a multiple of 256). */
@@ -177,7 +193,10 @@ __attribute__((export_name("lmtab_vec_dot_q6_K_q8_K"))) void lmtab_vec_dot_q6_K_
   (void) bs, (void) bx, (void) by, (void) nrc;
   const block_q6_K *x = vx;
   const block_q8_K *y = vy;
-  float sum = 0;
-  for (int i = 0; i < n / QK_K; ++i) sum += half_to_float(x[i].d) * y[i].d * q6_K_block(&x[i], &y[i]);
-  *s = sum;
+  v128_t sum = wasm_f32x4_splat(0);
+  for (int i = 0; i < n / QK_K; ++i) {
+    const v128_t scale = wasm_f32x4_splat(half_to_float(x[i].d) * y[i].d);
+    sum = wasm_f32x4_add(sum, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q6_K_block(&x[i], &y[i])), scale));
+  }
+  *s = sum_f32x4(sum);
 }

@@ -20,7 +20,7 @@ export function findKernelSlots(wasm) {
       at + ENTRY_BYTES * (GGML_TYPE.Q6_K - GGML_TYPE.Q8_0 + 1) <= segment.length;
       at++
     ) {
-      if (isTypeTraits(segment, at)) matches.push(at);
+      if (isTypeTraits(segment, at)) matches.push({ segment, at });
     }
   }
   if (matches.length !== 1) {
@@ -28,8 +28,8 @@ export function findKernelSlots(wasm) {
       `expected one ggml type_traits_cpu array in the wasm's data, found ${matches.length}`,
     );
   }
-  const [segment] = module.data.filter((data) => isTypeTraits(data, matches[0]));
-  const slot = (type) => u32(segment, matches[0] + ENTRY_BYTES * (type - GGML_TYPE.Q8_0) + 4);
+  const [{ segment, at }] = matches;
+  const slot = (type) => u32(segment, at + ENTRY_BYTES * (type - GGML_TYPE.Q8_0) + 4);
   const slots = { q4_K: slot(GGML_TYPE.Q4_K), q6_K: slot(GGML_TYPE.Q6_K) };
   for (const [name, index] of Object.entries(slots)) {
     const type = module.functionType(module.tableFunction(index));

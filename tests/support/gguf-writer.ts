@@ -132,35 +132,47 @@ export function float32ToFloat16Bits(value: number): number {
 const f32Scratch = new Float32Array(1);
 const u32Scratch = new Uint32Array(f32Scratch.buffer);
 
+/**
+ * Checks that `values` are whole blocks of `type`, then has `encodeBlock` write each block's values
+ * at its byte offset in `out` (or in new bytes of the right length), and returns the bytes.
+ */
+function encodeBlocks(
+  type: keyof typeof blockShapes,
+  values: Float32Array,
+  out: Uint8Array | undefined,
+  encodeBlock: (block: Float32Array, bytes: Uint8Array, at: number) => void,
+): Uint8Array {
+  const [size, blockBytes] = blockShapes[type];
+  if (values.length % size !== 0) {
+    throw new RangeError(`${type} needs a multiple of ${size} values, got ${values.length}`);
+  }
+  const bytes = out ?? new Uint8Array((values.length / size) * blockBytes);
+  for (let b = 0; b < values.length / size; b++) {
+    encodeBlock(values.subarray(b * size, b * size + size), bytes, b * blockBytes);
+  }
+  return bytes;
+}
+
 /** Quantizes values (a multiple of 32) to Q8_0 blocks as llama.cpp's reference quantizer does. */
 export function encodeQ8_0(values: Float32Array, out?: Uint8Array): Uint8Array {
-  if (values.length % 32 !== 0) {
-    throw new RangeError(`Q8_0 needs a multiple of 32 values, got ${values.length}`);
-  }
-  const blocks = values.length / 32;
-  const bytes = out ?? new Uint8Array(blocks * 34);
-  const quants = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let b = 0; b < blocks; b++) {
-    const base = b * 32;
+  return encodeBlocks('Q8_0', values, out, (block, bytes, at) => {
     let amax = 0;
     for (let j = 0; j < 32; j++) {
-      const x = values[base + j];
+      const x = block[j];
       if (x > amax) amax = x;
       else if (-x > amax) amax = -x;
     }
     const d = amax / 127;
     const id = d !== 0 ? 1 / d : 0;
-    const at = b * 34;
     const scale = float32ToFloat16Bits(d);
     bytes[at] = scale & 0xff;
     bytes[at + 1] = scale >>> 8;
     for (let j = 0; j < 32; j++) {
       // C's roundf: halves away from zero (truncating |x| + 0.5 is exact for |x| <= 127).
-      const x = values[base + j] * id;
-      quants[at + 2 + j] = x < 0 ? (x - 0.5) | 0 : (x + 0.5) | 0;
+      const x = block[j] * id;
+      bytes[at + 2 + j] = x < 0 ? (x - 0.5) | 0 : (x + 0.5) | 0;
     }
-  }
-  return bytes;
+  });
 }
 
 /** Rounds half away from zero, as C's roundf. */
@@ -188,13 +200,7 @@ function halfBitsToNumber(bits: number): number {
  * min/max fit, not llama.cpp's search, which tests do not need).
  */
 export function encodeQ4_K(values: Float32Array, out?: Uint8Array): Uint8Array {
-  if (values.length % 256 !== 0) {
-    throw new RangeError(`Q4_K needs a multiple of 256 values, got ${values.length}`);
-  }
-  const bytes = out ?? new Uint8Array((values.length / 256) * 144);
-  for (let b = 0; b < values.length / 256; b++) {
-    const block = values.subarray(b * 256, b * 256 + 256);
-    const at = b * 144;
+  return encodeBlocks('Q4_K', values, out, (block, bytes, at) => {
     const steps: number[] = [];
     const offsets: number[] = [];
     for (let j = 0; j < 8; j++) {
@@ -226,8 +232,7 @@ export function encodeQ4_K(values: Float32Array, out?: Uint8Array): Uint8Array {
         bytes[at + 16 + 32 * pair + l] = q(64 * pair + l) | (q(64 * pair + 32 + l) << 4);
       }
     }
-  }
-  return bytes;
+  });
 }
 
 /**
@@ -235,13 +240,7 @@ export function encodeQ4_K(values: Float32Array, out?: Uint8Array): Uint8Array {
  * `d * scale * (q - 32)` with q in [0, 63] and a signed 8-bit scale per group (ggml's layout).
  */
 export function encodeQ6_K(values: Float32Array, out?: Uint8Array): Uint8Array {
-  if (values.length % 256 !== 0) {
-    throw new RangeError(`Q6_K needs a multiple of 256 values, got ${values.length}`);
-  }
-  const bytes = out ?? new Uint8Array((values.length / 256) * 210);
-  for (let b = 0; b < values.length / 256; b++) {
-    const block = values.subarray(b * 256, b * 256 + 256);
-    const at = b * 210;
+  return encodeBlocks('Q6_K', values, out, (block, bytes, at) => {
     const steps: number[] = [];
     for (let g = 0; g < 16; g++) {
       let amax = 0;
@@ -270,8 +269,7 @@ export function encodeQ6_K(values: Float32Array, out?: Uint8Array): Uint8Array {
           (q0 >> 4) | ((q1 >> 4) << 2) | ((q2 >> 4) << 4) | ((q3 >> 4) << 6);
       }
     }
-  }
-  return bytes;
+  });
 }
 
 /** Q4_K blocks back to values, by ggml's definition (dequantize_row_q4_K), in doubles. */

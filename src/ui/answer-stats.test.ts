@@ -27,4 +27,24 @@ describe('answerStats', () => {
     expect(answerStats(timing, { pieces: 0, stopped: false })).toBeUndefined();
     expect(answerStats(timing, { pieces: 0, stopped: true })?.finishReason).toBe('stopped');
   });
+
+  it('has stats for an answer that finished before any visible piece', () => {
+    const stats = answerStats(
+      { started: 0, first: 0, last: 0, end: 400 },
+      {
+        pieces: 0,
+        usage: { prompt_tokens: 120, completion_tokens: 1 },
+        finishReason: 'stop',
+        stopped: false,
+      },
+    );
+    expect(stats).toEqual({
+      tokens: 1,
+      promptTokens: 120,
+      tokensPerSecond: 2.5,
+      timeToFirstTokenMs: 400,
+      totalMs: 400,
+      finishReason: 'stop',
+    });
+  });
 });

@@ -22,12 +22,13 @@ export interface AnswerCounts {
 
 /**
  * An answer's stats: tokens per second from the first piece to the last (thinking and tool calls
- * count: they are tokens too), time to the first piece, and why it ended. Undefined when nothing
- * arrived and it was not stopped (a failure shows no stats).
+ * count: they are tokens too), time to the first piece, and why it ended. An answer that finished
+ * without a visible piece (the model's first token ended it) still has stats; undefined only when
+ * nothing arrived and the stream neither finished nor was stopped (a failure shows no stats).
  */
 export function answerStats(timing: AnswerTiming, counts: AnswerCounts): TurnStats | undefined {
   const { started, first, last, end } = timing;
-  if (first === 0 && !counts.stopped) return undefined;
+  if (first === 0 && !counts.stopped && counts.finishReason === undefined) return undefined;
   const tokens = counts.usage?.completion_tokens ?? counts.pieces;
   const decodeSeconds = (last - first) / 1000;
   const finish = counts.finishReason;

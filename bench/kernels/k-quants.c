@@ -134,9 +134,7 @@ static inline v128_t q4_K_block_dot_add(const block_q4_K *x, const block_q8_K *y
   const v128_t packed = q4_K_scales_and_mins(x->scales);
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
   const v128_t scales_low = wasm_u32x4_extend_low_u16x8(scales), scales_high = wasm_u32x4_extend_high_u16x8(scales);
-  *mins_sums = wasm_i32x4_add(
-      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums), wasm_i16x8_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3)),
-      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
+  *mins_sums = q4_K_mins_sums(y, mins);
   const v128_t mask = wasm_i8x16_splat(0x0f), zero = wasm_i32x4_splat(0);
   const uint8_t *q4 = x->qs;
   const int8_t *q8 = y->qs;
@@ -166,11 +164,7 @@ static float q4_K_dot_add(int n, const block_q4_K *restrict x, const block_q8_K 
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t mins_sums;
     const v128_t dots = q4_K_block_dot_add(&x[i], &y[i], &mins_sums);
-    v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
-                                 wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
-    both = wasm_i32x4_add(both, wasm_i32x4_shuffle(both, both, 1, 0, 3, 2));
-    sum -= y[i].d * half_to_float(x[i].dmin) * wasm_i32x4_extract_lane(both, 2);
-    sum += y[i].d * half_to_float(x[i].d) * wasm_i32x4_extract_lane(both, 0);
+    sum = q4_K_add_block(sum, &x[i], &y[i], dots, mins_sums);
   }
   return sum;
 }

@@ -96,16 +96,34 @@ static inline v128_t q4_K_scales_and_mins(const uint8_t *packed) {
 // Lane `j` of 16-bit lanes, in all eight.
 #define BROADCAST16(v, j) wasm_i16x8_shuffle(v, v, j, j, j, j, j, j, j, j)
 
+// Each min (16-bit lanes 0-7 of `mins`) meets the sum of its 32 activations: two of Q8_K's 16-value
+// sums, each min paired with both in one i32x4.dot_i16x8_s. 4 lanes, added up by the caller.
+static inline v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
+  return wasm_i32x4_add(
+      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums), wasm_i16x8_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3)),
+      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
+}
+
+// The row's sum after one more block, from the block's value sums and min sums (4 lanes each).
+static inline float q4_K_add_block(float sum, const block_q4_K *x, const block_q8_K *y, v128_t dots,
+                                   v128_t mins_sums) {
+  // Both sums at once: lanes [dots, dots, mins, mins] after two pairwise additions.
+  v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
+                               wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
+  both = wasm_i32x4_add(both, wasm_i32x4_shuffle(both, both, 1, 0, 3, 2));
+  // The float steps of ggml's kernel, in its order: the mins' term nearly cancels the values'
+  // term, so any other order would round the difference differently.
+  sum -= y->d * half_to_float(x->dmin) * wasm_i32x4_extract_lane(both, 2);
+  sum += y->d * half_to_float(x->d) * wasm_i32x4_extract_lane(both, 0);
+  return sum;
+}
+
 // The block's sums as 4 lanes each (the caller adds the lanes up once for the whole row): its
 // values against the activations, scaled, and its mins against the activations' sums.
 static inline v128_t q4_K_block(const block_q4_K *x, const block_q8_K *y, v128_t *mins_sums) {
   const v128_t packed = q4_K_scales_and_mins(x->scales);
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
-  // Each min meets the sum of its 32 activations: two of Q8_K's 16-value sums, each min paired with
-  // both in one i32x4.dot_i16x8_s.
-  *mins_sums = wasm_i32x4_add(
-      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums), wasm_i16x8_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3)),
-      wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
+  *mins_sums = q4_K_mins_sums(y, mins);
   const v128_t mask = wasm_i8x16_splat(0x0f);
   const uint8_t *q4 = x->qs;
   const int8_t *q8 = y->qs;
@@ -139,14 +157,7 @@ __attribute__((export_name("lmtab_vec_dot_q4_K_q8_K"))) void lmtab_vec_dot_q4_K_
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t mins_sums;
     const v128_t dots = q4_K_block(&x[i], &y[i], &mins_sums);
-    // Both sums at once: lanes [dots, dots, mins, mins] after two pairwise additions.
-    v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
-                                 wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
-    both = wasm_i32x4_add(both, wasm_i32x4_shuffle(both, both, 1, 0, 3, 2));
-    // The float steps of ggml's kernel, in its order: the mins' term nearly cancels the values'
-    // term, so any other order would round the difference differently.
-    sum -= y[i].d * half_to_float(x[i].dmin) * wasm_i32x4_extract_lane(both, 2);
-    sum += y[i].d * half_to_float(x[i].d) * wasm_i32x4_extract_lane(both, 0);
+    sum = q4_K_add_block(sum, &x[i], &y[i], dots, mins_sums);
   }
   *s = sum;
 }

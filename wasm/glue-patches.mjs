@@ -48,7 +48,7 @@ function replaceOnce(text, from, to) {
 
 // 3. lmtab's relaxed-SIMD kernels (wasm/kernels/): the glue instantiates lmtab-kernels.wasm on the
 //    engine's memory in every thread (the wllama worker and each pthread worker has its own
-//    instance and function table) and puts its dot products in the table slots of ggml's
+//    instance and function table) and puts its functions in the table slots of ggml's
 //    (wasm/kernel-table.mjs). Where the browser lacks relaxed SIMD the module does not validate and
 //    ggml's own kernels stay. The main thread logs which ran; the engine reads that line.
 const kernelsBegin = '/* lmtab kernels: begin */';
@@ -57,26 +57,35 @@ const tableAssignment = /wasmTable=Module\["asm"\]\["\w+"\];/g;
 
 /** The log line of a load whose engine runs lmtab's kernels, and of one that keeps ggml's. */
 export const kernelLogLines = {
-  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q4_K and Q6_K',
+  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q4_K and Q6_K, SIMD Q8_0 to floats',
   ggml: "lmtab-kernels: this browser has no relaxed SIMD; ggml's own dot products run",
 };
 
 /**
  * The glue installing `kernelsWasm`'s exports in the table `slots` (export name -> slot) at
- * instantiation. A glue that has them already gets them replaced.
+ * instantiation. `tiles` (export name -> address of its type_traits_cpu entry in the engine's
+ * memory) names the dot products that also take ggml's tiles of 2 rows by 2 columns: the main
+ * thread sets their entries' nrows (an int64 at +16, after the vec_dot slot at +4) from 1 to 2,
+ * once it has checked that the entry holds that slot and nrows 1. A glue that has kernels already
+ * gets them replaced.
  */
-export function withKernels(glue, kernelsWasm, slots) {
+export function withKernels(glue, kernelsWasm, slots, tiles = {}) {
   const plain = withoutKernels(glue);
   const helper = [
     kernelsBegin,
     `var lmtabKernelSlots=${JSON.stringify(slots)};`,
+    `var lmtabKernelTiles=${JSON.stringify(tiles)};`,
     `var lmtabKernelWasm="${Buffer.from(kernelsWasm).toString('base64')}";`,
     'function lmtabUseKernels(table){',
     'var bytes=Uint8Array.from(atob(lmtabKernelWasm),function(c){return c.charCodeAt(0)});',
     `if(!WebAssembly.validate(bytes)){if(!ENVIRONMENT_IS_PTHREAD)err(${JSON.stringify(kernelLogLines.ggml)});return}`,
     'var kernels=new WebAssembly.Instance(new WebAssembly.Module(bytes),{env:{memory:wasmMemory}}).exports;',
     'for(var name in lmtabKernelSlots)table.set(lmtabKernelSlots[name],kernels[name]);',
-    `if(!ENVIRONMENT_IS_PTHREAD)err(${JSON.stringify(kernelLogLines.relaxed)})}`,
+    'if(ENVIRONMENT_IS_PTHREAD)return;',
+    'var words=new Int32Array(wasmMemory.buffer);',
+    'for(var name in lmtabKernelTiles){var at=lmtabKernelTiles[name]>>2;',
+    'if(words[at+1]===lmtabKernelSlots[name]&&words[at+4]===1&&words[at+5]===0)words[at+4]=2}',
+    `err(${JSON.stringify(kernelLogLines.relaxed)})}`,
     kernelsEnd,
   ].join('');
   const withHelper = replaceOnce(

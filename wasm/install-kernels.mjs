@@ -1,22 +1,36 @@
 // Puts lmtab's kernels (wasm/kernels/, built by wasm/kernels/build.sh) into the committed CPU build:
 // finds ggml's Q4_K and Q6_K slots in lmtab-cpu.wasm, writes the glue that installs the kernels
-// there (wasm/glue-patches.mjs), and records the kernels, their slots and every file's sha256 in
-// manifest.json. Usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER
+// there (wasm/glue-patches.mjs), and records the kernels, their compiler and flags, their slots and
+// every file's sha256 in manifest.json.
+// Usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER FLAG...
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withKernels } from './glue-patches.mjs';
-import { findKernelSlots } from './kernel-table.mjs';
+import { findKernels } from './kernel-table.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
-const [dir, kernelsPath, compiler] = process.argv.slice(2);
-if (!dir || !kernelsPath || !compiler) {
-  throw new Error('usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER');
+const [dir, kernelsPath, compiler, ...flags] = process.argv.slice(2);
+if (!dir || !kernelsPath || !compiler || flags.length === 0) {
+  throw new Error(
+    'usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER FLAG...',
+  );
 }
 const kernels = readFileSync(kernelsPath);
-const slots = findKernelSlots(readFileSync(join(dir, 'lmtab-cpu.wasm')));
-const exportSlots = { lmtab_vec_dot_q4_K_q8_K: slots.q4_K, lmtab_vec_dot_q6_K_q8_K: slots.q6_K };
-const glue = withKernels(readFileSync(join(dir, 'lmtab-cpu.js'), 'utf8'), kernels, exportSlots);
+const { slots, entries } = findKernels(readFileSync(join(dir, 'lmtab-cpu.wasm')));
+const exportSlots = {
+  lmtab_vec_dot_q4_K_q8_K: slots.q4_K,
+  lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
+  lmtab_dequantize_row_q8_0: slots.q8_0ToFloat,
+};
+// The dot products that take ggml's 2-by-2 tiles (wasm/kernels/k-quants.c, VEC_DOT_K).
+const tiles = { lmtab_vec_dot_q4_K_q8_K: entries.q4_K, lmtab_vec_dot_q6_K_q8_K: entries.q6_K };
+const glue = withKernels(
+  readFileSync(join(dir, 'lmtab-cpu.js'), 'utf8'),
+  kernels,
+  exportSlots,
+  tiles,
+);
 writeFileSync(join(dir, 'lmtab-cpu.js'), glue);
 writeFileSync(join(dir, 'lmtab-kernels.wasm'), kernels);
 
@@ -25,8 +39,9 @@ const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
 manifest.kernels = {
   source: 'wasm/kernels/k-quants.c',
   compiler,
-  flags: ['-O3', '-msimd128', '-mrelaxed-simd', '-matomics', '-mbulk-memory'],
+  flags,
   slots: exportSlots,
+  tiles,
   simdOpcodes: countSimdOpcodes(kernels),
 };
 for (const name of ['lmtab-cpu.js', 'lmtab-cpu.wasm', 'lmtab-kernels.wasm']) {

@@ -1,55 +1,80 @@
-// Finds, in lmtab's CPU build (lmtab-cpu.wasm), the function-table slots that hold ggml's Q4_K and
-// Q6_K dot products, which lmtab's relaxed-SIMD kernels (wasm/kernels/) replace at load.
+// Finds, in lmtab's CPU build (lmtab-cpu.wasm), the function-table slots that hold the ggml
+// functions lmtab's kernels (wasm/kernels/) replace at load: the Q4_K and Q6_K dot products, and the
+// conversion of Q8_0 rows to floats.
 //
-// ggml calls every dot product through `type_traits_cpu[type].vec_dot`, a function pointer in a
-// constant array; in wasm32 a function pointer is a slot of the module's function table. The array
-// is found in the wasm's data by its shape (24-byte entries: from_float, vec_dot, vec_dot_type, 4
-// bytes of padding, int64 nrows; indexed by ggml_type), exactly once, and the slots it names are
-// checked to hold functions of the vec_dot type, (i32 x 8) -> ().
+// ggml calls them through function pointers in two constant arrays indexed by ggml_type, and in
+// wasm32 a function pointer is a slot of the module's function table:
+// - `type_traits_cpu[type].vec_dot` (ggml-cpu): 24-byte entries: from_float, vec_dot,
+//   vec_dot_type, 4 bytes of padding, int64 nrows;
+// - `type_traits[type].to_float` (ggml-base): 40-byte entries: type_name, 4 bytes of padding, int64
+//   blck_size, int64 blck_size_interleave, type_size, is_quantized and padding, to_float,
+//   from_float_ref.
+// Each array is found in the wasm's data by its shape, exactly once, within one data segment (the
+// build's segments are passive: the offsets they are copied to are in code, not in the segments),
+// and the slots it names are checked to hold functions of the right type.
 
 const GGML_TYPE = { Q8_0: 8, Q8_1: 9, Q4_K: 12, Q6_K: 14, Q8_K: 15 };
-const ENTRY_BYTES = 24;
+const CPU_ENTRY_BYTES = 24;
+const BASE_ENTRY_BYTES = 40;
+const VEC_DOT = '(i32,i32,i32,i32,i32,i32,i32,i32)->()';
+const TO_FLOAT = '(i32,i32,i64)->()';
 
-/** The slots of ggml's Q4_K and Q6_K dot products in `wasm`'s function table. */
+/** The slots of ggml's Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table. */
 export function findKernelSlots(wasm) {
+  return findKernels(wasm).slots;
+}
+
+/**
+ * The same slots, and the addresses in the engine's memory of type_traits_cpu's Q4_K and Q6_K
+ * entries (`entries`): where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's
+ * mul_mat hands them tiles of 2 rows by 2 columns (batches: prompts, several clients).
+ */
+export function findKernels(wasm) {
   const module = parseModule(wasm);
-  const matches = [];
-  for (const segment of module.data) {
-    for (
-      let at = 0;
-      at + ENTRY_BYTES * (GGML_TYPE.Q6_K - GGML_TYPE.Q8_0 + 1) <= segment.length;
-      at++
-    ) {
-      if (isTypeTraits(segment, at)) matches.push({ segment, at });
-    }
-  }
-  if (matches.length !== 1) {
-    throw new Error(
-      `expected one ggml type_traits_cpu array in the wasm's data, found ${matches.length}`,
-    );
-  }
-  const [{ segment, at }] = matches;
-  const slot = (type) => u32(segment, at + ENTRY_BYTES * (type - GGML_TYPE.Q8_0) + 4);
-  const slots = { q4_K: slot(GGML_TYPE.Q4_K), q6_K: slot(GGML_TYPE.Q6_K) };
+  const cpu = findOnce(module.data, 'ggml type_traits_cpu', CPU_ENTRY_BYTES, isCpuTypeTraits);
+  const base = findOnce(module.data, 'ggml type_traits', BASE_ENTRY_BYTES, isTypeTraits);
+  const at = (array, entryBytes, type, field) =>
+    u32(array.segment, array.at + entryBytes * (type - GGML_TYPE.Q8_0) + field);
+  const slots = {
+    q4_K: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q4_K, 4),
+    q6_K: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q6_K, 4),
+    q8_0ToFloat: at(base, BASE_ENTRY_BYTES, GGML_TYPE.Q8_0, 32),
+  };
   for (const [name, index] of Object.entries(slots)) {
     const type = module.functionType(module.tableFunction(index));
-    if (type !== '(i32,i32,i32,i32,i32,i32,i32,i32)->()') {
+    const expected = name === 'q8_0ToFloat' ? TO_FLOAT : VEC_DOT;
+    if (type !== expected) {
       throw new Error(
-        `table slot ${index} (${name}) holds a function of type ${type}, not a vec_dot`,
+        `table slot ${index} (${name}) holds a function of type ${type}, not ${expected}`,
       );
     }
   }
-  return slots;
+  const cpuAddress = module.segmentAddress(cpu.segment) + cpu.at;
+  const entry = (type) => cpuAddress + CPU_ENTRY_BYTES * (type - GGML_TYPE.Q8_0);
+  return { slots, entries: { q4_K: entry(GGML_TYPE.Q4_K), q6_K: entry(GGML_TYPE.Q6_K) } };
 }
 
-// Entries Q8_0 (8) to Q6_K (14) of the array, which sit in one data segment (emscripten's optimizer
-// splits segments at long runs of zeros, such as the entries of the removed types 4 and 5): Q8_0
-// against Q8_0, Q8_1 with no dot product of its own, and the K-quants Q2_K to Q6_K against Q8_K, each
-// one row at a time, each dot product a different function.
-function isTypeTraits(bytes, at) {
+/** The one place in the data where entries Q8_0 to Q6_K of an array have `isArray`'s shape. */
+function findOnce(data, name, entryBytes, isArray) {
+  const matches = [];
+  const span = entryBytes * (GGML_TYPE.Q6_K - GGML_TYPE.Q8_0 + 1);
+  for (const segment of data) {
+    for (let at = 0; at + span <= segment.length; at++) {
+      if (isArray(segment, at)) matches.push({ segment, at });
+    }
+  }
+  if (matches.length !== 1) {
+    throw new Error(`expected one ${name} array in the wasm's data, found ${matches.length}`);
+  }
+  return matches[0];
+}
+
+// type_traits_cpu: Q8_0 against Q8_0, Q8_1 with no dot product of its own, and the K-quants Q2_K
+// to Q6_K against Q8_K, each one row at a time, each dot product a different function.
+function isCpuTypeTraits(bytes, at) {
   const slots = new Set();
   for (let type = GGML_TYPE.Q8_0; type <= GGML_TYPE.Q6_K; type++) {
-    const base = at + ENTRY_BYTES * (type - GGML_TYPE.Q8_0);
+    const base = at + CPU_ENTRY_BYTES * (type - GGML_TYPE.Q8_0);
     const vecDot = u32(bytes, base + 4);
     const vecDotType = u32(bytes, base + 8);
     const nrows = [u32(bytes, base + 16), u32(bytes, base + 20)];
@@ -62,6 +87,32 @@ function isTypeTraits(bytes, at) {
     slots.add(vecDot);
   }
   return slots.size === GGML_TYPE.Q6_K - GGML_TYPE.Q8_0;
+}
+
+// type_traits: each type's block size and bytes per block (Q8_0 32 values in 34 bytes, Q8_1 32 in
+// 36, Q2_K to Q6_K 256 in 84, 110, 144, 176 and 210), all quantized, all converted to floats by a
+// function of their own but Q8_1.
+function isTypeTraits(bytes, at) {
+  const shapes = [
+    [32, 34],
+    [32, 36],
+    [256, 84],
+    [256, 110],
+    [256, 144],
+    [256, 176],
+    [256, 210],
+  ];
+  const slots = new Set();
+  for (const [i, [blockSize, typeSize]] of shapes.entries()) {
+    const base = at + BASE_ENTRY_BYTES * i;
+    if (u32(bytes, base) === 0 || u32(bytes, base + 8) !== blockSize || u32(bytes, base + 12) !== 0)
+      return false;
+    if (u32(bytes, base + 24) !== typeSize || bytes[base + 28] !== 1) return false;
+    const toFloat = u32(bytes, base + 32);
+    if (GGML_TYPE.Q8_0 + i === GGML_TYPE.Q8_1 ? toFloat !== 0 : toFloat === 0) return false;
+    if (toFloat) slots.add(toFloat);
+  }
+  return slots.size === shapes.length - 1;
 }
 
 function u32(bytes, at) {
@@ -93,6 +144,7 @@ function parseModule(wasm) {
   const functionTypes = [];
   const elements = new Map();
   const data = [];
+  let code = new Uint8Array();
   let importedFunctions = 0;
   while (at < wasm.length) {
     const id = wasm[at++];
@@ -140,6 +192,8 @@ function parseModule(wasm) {
         const length = leb();
         for (let i = 0; i < length; i++) elements.set(offset + i, leb());
       }
+    } else if (id === 10) {
+      code = wasm.subarray(at, end);
     } else if (id === 11) {
       for (let count = leb(); count > 0; count--) {
         const flags = leb();
@@ -157,6 +211,22 @@ function parseModule(wasm) {
   }
   return {
     data,
+    // Where a passive segment is copied at start: emscripten's __wasm_init_memory copies each with
+    // `i32.const DEST, i32.const 0, i32.const LENGTH, memory.init SEGMENT 0`, found in the code
+    // exactly once with the segment's number and length.
+    segmentAddress(segment) {
+      const index = data.indexOf(segment);
+      const tail = [0x41, 0x00, 0x41, ...uleb(segment.length), 0xfc, 0x08, ...uleb(index), 0x00];
+      const found = [];
+      for (let i = code.indexOf(tail[0]); i >= 0; i = code.indexOf(tail[0], i + 1)) {
+        if (tail.every((byte, k) => code[i + k] === byte)) found.push(i);
+      }
+      const dests = found.map((i) => constBefore(code, i)).filter((dest) => dest !== undefined);
+      if (dests.length !== 1) {
+        throw new Error(`expected one memory.init of data segment ${index}, found ${dests.length}`);
+      }
+      return dests[0];
+    },
     tableFunction(slot) {
       if (!elements.has(slot)) throw new Error(`table slot ${slot} is not initialised`);
       return elements.get(slot);
@@ -167,6 +237,37 @@ function parseModule(wasm) {
     },
     importedFunctions,
   };
+}
+
+function uleb(value) {
+  const bytes = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value) byte |= 0x80;
+    bytes.push(byte);
+  } while (value);
+  return bytes;
+}
+
+/** The value of the `i32.const` (0x41, signed LEB128) that ends right before `end`, if one does. */
+function constBefore(code, end) {
+  for (let start = end - 2; start >= Math.max(0, end - 6); start--) {
+    if (code[start] !== 0x41) continue;
+    let value = 0;
+    let shift = 0;
+    let at = start + 1;
+    let byte;
+    do {
+      byte = code[at++];
+      value |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80 && at < end);
+    if (at !== end || byte & 0x80) continue;
+    if (shift < 32 && byte & 0x40) value |= -1 << shift;
+    return value >>> 0;
+  }
+  return undefined;
 }
 
 function valueType(byte) {

@@ -105,11 +105,12 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     );
   });
 
-  it("installs lmtab's relaxed-SIMD kernels in the table slots of ggml's Q4_K and Q6_K dot products", () => {
+  it("installs lmtab's kernels in the table slots of ggml's Q4_K and Q6_K dot products and Q8_0 to-float", () => {
     const slots = findKernelSlots(read('lmtab-cpu.wasm'));
     expect(manifest.kernels.slots).toEqual({
       lmtab_vec_dot_q4_K_q8_K: slots.q4_K,
       lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
+      lmtab_dequantize_row_q8_0: slots.q8_0ToFloat,
     });
     expect(manifest.kernels.compiler).toMatch(/clang version 19\./);
     expect(manifest.kernels.flags).toContain('-mrelaxed-simd');

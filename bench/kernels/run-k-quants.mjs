@@ -17,10 +17,17 @@ mkdirSync(join(out, 'bin'), { recursive: true });
 // older wasm-opt (binaryen), which rejects relaxed SIMD.
 if (!existsSync(join(out, 'bin', 'wasm-ld-19')))
   symlinkSync(join(llvm, 'wasm-ld'), join(out, 'bin', 'wasm-ld-19'));
+// The engine's kernels' code flags (from the manifest), without the shared memory the engine needs.
+const manifest = JSON.parse(
+  readFileSync(join(here, '..', '..', 'wasm', 'prebuilt', 'manifest.json'), 'utf8'),
+);
+const flags = manifest.kernels.flags.filter(
+  (flag) => !['-matomics', '-mbulk-memory'].includes(flag),
+);
 execFileSync(
   join(llvm, 'clang'),
   [
-    ...['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-nostdlib', '-Wl,--no-entry'],
+    ...['--target=wasm32', ...flags, '-nostdlib', '-Wl,--no-entry'],
     ...[join(here, 'k-quants.c'), '-o', join(out, 'k-quants.wasm')],
   ],
   { stdio: 'inherit', env: { PATH: join(out, 'bin') } },

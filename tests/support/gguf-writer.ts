@@ -187,7 +187,7 @@ function setHalf(bytes: Uint8Array, at: number, value: number): number {
   return halfBitsToNumber(bits);
 }
 
-function halfBitsToNumber(bits: number): number {
+export function halfBitsToNumber(bits: number): number {
   const exponent = (bits >> 10) & 0x1f;
   const magnitude =
     exponent === 0 ? (bits & 0x3ff) * 2 ** -24 : (1 + (bits & 0x3ff) / 1024) * 2 ** (exponent - 15);

@@ -16,7 +16,11 @@ mkdir -p "$OUT/bin"
 # clang runs wasm-ld-19 from PATH, and wasm-opt when PATH has one: Debian's binaryen is too old for
 # relaxed SIMD, so PATH holds the linker alone.
 ln -sf "$LLVM/wasm-ld" "$OUT/bin/wasm-ld-19"
-PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 -O3 -msimd128 -mrelaxed-simd -matomics -mbulk-memory \
+# The code flags, recorded in the manifest (the kernel bench compiles with them too). Without loop
+# strength reduction (-disable-lsr) clang keeps each load's constant offset in the load itself,
+# which V8 folds into the address; with it, every load first adds its offset to a pointer.
+FLAGS=(-O3 -msimd128 -mrelaxed-simd -matomics -mbulk-memory -mllvm -disable-lsr)
+PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 "${FLAGS[@]}" \
   -nostdlib -Wl,--no-entry -Wl,--import-memory -Wl,--shared-memory -Wl,--max-memory=4294967296 \
   -Wl,--strip-all -o "$OUT/lmtab-kernels.wasm" "$ROOT/wasm/kernels/k-quants.c"
 # The kernels run on the engine's memory: they must touch no stack, globals or data of their own.
@@ -26,4 +30,4 @@ if grep -qE "global\.(get|set)|\bcall\b|memory\.(init|grow)|^ *[0-9]+ (DATA|STAR
   exit 1
 fi
 compiler="$("$LLVM/clang" --version | head -1)"
-node "$ROOT/wasm/install-kernels.mjs" "$ROOT/wasm/prebuilt" "$OUT/lmtab-kernels.wasm" "$compiler"
+node "$ROOT/wasm/install-kernels.mjs" "$ROOT/wasm/prebuilt" "$OUT/lmtab-kernels.wasm" "$compiler" "${FLAGS[@]}"

@@ -46,66 +46,105 @@ _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K");
 _Static_assert(sizeof(block_q6_K) == 210, "block_q6_K");
 _Static_assert(sizeof(block_q8_K) == 292, "block_q8_K");
 
-static inline float from_bits(uint32_t bits) { return __builtin_bit_cast(float, bits); }
+static inline __attribute__((always_inline)) float from_bits(uint32_t bits) { return __builtin_bit_cast(float, bits); }
 
-// IEEE half to float, exact for every finite half (ggml's wasm build reads the same values from a
-// table of all 65,536).
-static inline float half_to_float(uint16_t h) {
-  const uint32_t magnitude = h & 0x7fffu;
-  float value;
-  if (magnitude >= 0x7c00u) {
-    value = from_bits(0x7f800000u | (magnitude & 0x3ffu) << 13);
-  } else if (magnitude >= 0x0400u) {
-    value = from_bits((magnitude << 13) + (112u << 23));
-  } else {
-    value = (float) magnitude * 0x1p-24f;
-  }
-  return from_bits(__builtin_bit_cast(uint32_t, value) | (uint32_t) (h & 0x8000u) << 16);
+// IEEE half to float, exact for every half (ggml's wasm build reads the same values from a table of
+// all 65,536), without branches and without arithmetic on subnormal floats, which x86 does in
+// microcode: Q6_K's scales are mostly subnormal halves, and a multiply by 2^112 of their bits in a
+// float's place made decode a quarter slower.
+static inline __attribute__((always_inline)) float half_to_float(uint16_t h) {
+  const uint32_t magnitude = h & 0x7fffu, shifted = magnitude << 13;
+  // Normal halves: the exponent rebased from 15 to 127.
+  uint32_t bits = shifted + (112u << 23);
+  // Subnormal halves and zero: 2^-14 * (1 + m / 1024) as a normal float, less 2^-14: m * 2^-24.
+  if (magnitude < 0x400u) bits = __builtin_bit_cast(uint32_t, from_bits(shifted + (113u << 23)) - 0x1p-14f);
+  // Infinities and NaNs: the top exponent.
+  if (magnitude >= 0x7c00u) bits = shifted | 0x7f800000u;
+  return from_bits(bits | (uint32_t) (h & 0x8000u) << 16);
 }
 
-static inline int32_t sum_i32x4(v128_t v) {
+static inline __attribute__((always_inline)) int32_t sum_i32x4(v128_t v) {
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_i32x4_extract_lane(v, 0);
 }
 
-static inline float sum_f32x4(v128_t v) {
+static inline __attribute__((always_inline)) float sum_f32x4(v128_t v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
 
+// How V8 (Chromium 156, x86-64) compiles these kernels decides their speed, and three habits of
+// its code cost more than the arithmetic:
+// - every v128.const is built anew where it appears (3 instructions), and clang puts constants
+//   beside their uses, inside the loops. A mask made by `splat_bytes` from a value clang cannot see
+//   through is built once per call, before the loop, and stays in a register;
+// - i8x16.shr_u and i8x16.shl are a 16-bit shift, a mask built anew and an and: 5 instructions.
+//   `shr_bytes` and `shl_bytes` shift 16-bit lanes and clear the bits that crossed from the
+//   neighbouring byte with a mask the caller keeps: 2;
+// - general byte shuffles are a pshufb with a mask built anew; the shuffles here are ones V8 makes
+//   a single instruction (unpacks, 32-bit lane shuffles).
+// (Loads take their constant offsets in their own immediate, so no address is added up per load:
+// that is clang's `-mllvm -disable-lsr`, in build.sh.)
+static inline __attribute__((always_inline)) int32_t opaque(int32_t v) {
+  __asm__("" : "+r"(v));
+  return v;
+}
+
+static inline __attribute__((always_inline)) v128_t splat_bytes(uint8_t byte) { return wasm_i8x16_splat(opaque(byte)); }
+
+#define shr_bytes(v, bits, mask) wasm_v128_and(wasm_u16x8_shr(v, bits), mask)
+#define shl_bytes(v, bits, mask) wasm_v128_and(wasm_i16x8_shl(v, bits), mask)
+
 // 16-bit pair sums of 16 signed activations times 16 values in [0, 127].
-static inline v128_t pair_dot(const int8_t *activations, v128_t values) {
+static inline __attribute__((always_inline)) v128_t pair_dot(const int8_t *activations, v128_t values) {
   return wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load(activations), values);
+}
+
+// Two groups' pair sums, `a` for the scale in the low half of each 32-bit lane of `scales` and `b`
+// for the one in the high half, scaled and added in one i32x4.dot_i16x8_s: interleaved, lanes 0-3
+// and 4-7 added (each sum stays within 16 bits, checked per format below), then one multiply by
+// the scale pair. 4 sums of the two groups' scaled products, added up by the caller.
+static inline __attribute__((always_inline)) v128_t scale_pair(v128_t a, v128_t b, v128_t scales) {
+  const v128_t ab = wasm_i16x8_add(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11),
+                                   wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
+  return wasm_i32x4_dot_i16x8(ab, scales);
+}
+
+// 32-bit lane `j` of `v` in all four (j a constant once the loops are unrolled).
+static inline __attribute__((always_inline)) v128_t broadcast32(v128_t v, int j) {
+  switch (j) {
+    case 0: return wasm_i32x4_shuffle(v, v, 0, 0, 0, 0);
+    case 1: return wasm_i32x4_shuffle(v, v, 1, 1, 1, 1);
+    case 2: return wasm_i32x4_shuffle(v, v, 2, 2, 2, 2);
+    default: return wasm_i32x4_shuffle(v, v, 3, 3, 3, 3);
+  }
 }
 
 // Q4_K's 12 packed bytes as 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of 6 bits: for j < 4 the
 // low 6 bits of bytes j and j + 4; for j >= 4 a nibble of byte j + 4 with the top 2 bits of bytes
-// j - 4 and j above it. Reads 16 bytes (the 4 after the scales are the block's first values).
-static inline v128_t q4_K_scales_and_mins(const uint8_t *packed) {
-  const v128_t bytes = wasm_v128_load(packed);
-  const v128_t a = wasm_i8x16_shuffle(bytes, bytes, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11);
-  const v128_t b = wasm_i8x16_shuffle(bytes, bytes, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7);
-  const v128_t low = wasm_v128_and(a, wasm_i8x16_make(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0));
-  const v128_t high_nibble = wasm_v128_and(wasm_u8x16_shr(a, 4), wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15));
-  const v128_t top_bits = wasm_v128_and(wasm_u8x16_shr(b, 2), wasm_i8x16_make(0, 0, 0, 0, 48, 48, 48, 48, 0, 0, 0, 0, 48, 48, 48, 48));
-  return wasm_v128_or(wasm_v128_or(low, high_nibble), top_bits);
+// j - 4 and j above it. Done in 32-bit words, as llama.cpp's x86 kernels do: scalar instructions
+// take no vector unit, and in vectors this takes byte shuffles and byte shifts.
+static inline __attribute__((always_inline)) v128_t q4_K_scales_and_mins(const uint8_t *packed) {
+  uint32_t w[3];
+  __builtin_memcpy(w, packed, sizeof w);
+  const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
+  const uint32_t scales_high = (w[2] & low4) | ((w[0] >> 6) & top2) << 4;
+  const uint32_t mins_high = ((w[2] >> 4) & low4) | ((w[1] >> 6) & top2) << 4;
+  return wasm_i64x2_make((uint64_t) scales_high << 32 | (w[0] & low6), (uint64_t) mins_high << 32 | (w[1] & low6));
 }
-
-// Lane `j` of 16-bit lanes, in all eight.
-#define BROADCAST16(v, j) wasm_i16x8_shuffle(v, v, j, j, j, j, j, j, j, j)
 
 // Each min (16-bit lanes 0-7 of `mins`) meets the sum of its 32 activations: two of Q8_K's 16-value
 // sums, each min paired with both in one i32x4.dot_i16x8_s. 4 lanes, added up by the caller.
-static inline v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
+static inline __attribute__((always_inline)) v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
   return wasm_i32x4_add(
       wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums), wasm_i16x8_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3)),
       wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
 }
 
 // The row's sum after one more block, from the block's value sums and min sums (4 lanes each).
-static inline float q4_K_add_block(float sum, const block_q4_K *x, const block_q8_K *y, v128_t dots,
+static inline __attribute__((always_inline)) float q4_K_add_block(float sum, const block_q4_K *x, const block_q8_K *y, v128_t dots,
                                    v128_t mins_sums) {
   // Both sums at once: lanes [dots, dots, mins, mins] after two pairwise additions.
   v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
@@ -118,96 +157,174 @@ static inline float q4_K_add_block(float sum, const block_q4_K *x, const block_q
   return sum;
 }
 
-// The block's sums as 4 lanes each (the caller adds the lanes up once for the whole row): its
-// values against the activations, scaled, and its mins against the activations' sums.
-static inline v128_t q4_K_block(const block_q4_K *x, const block_q8_K *y, v128_t *mins_sums) {
+// Groups 2j and 2j + 1 of a Q4_K block (32 bytes of values, low nibbles for the first group, high
+// for the second, unpacked into `low0`, `low1`, `high0` and `high1`) against their 64 activations
+// `q8`, scaled by the pair `scales`. Each group's 16-bit pair sums reach 2 * 2 * 15 * 128 = 7,680
+// and two lanes of them 15,360.
+static inline __attribute__((always_inline)) v128_t q4_K_groups(const int8_t *q8, v128_t low0, v128_t low1, v128_t high0, v128_t high1,
+                                 v128_t scales) {
+  const v128_t low = wasm_i16x8_add(pair_dot(q8, low0), pair_dot(q8 + 16, low1));
+  const v128_t high = wasm_i16x8_add(pair_dot(q8 + 32, high0), pair_dot(q8 + 48, high1));
+  return scale_pair(low, high, scales);
+}
+
+// Block `x` against block `i` of `columns` activation rows `y` (1, or 2 for ggml's tiles), its
+// values unpacked once for all: each column's sums as 4 lanes in `dots` (the caller adds the lanes
+// up once for the whole row), and its mins against the activations' sums in `mins_sums`. `low4` is
+// splat_bytes(0x0f).
+static inline __attribute__((always_inline)) void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, int columns,
+                              v128_t low4, v128_t *dots, v128_t *mins_sums) {
   const v128_t packed = q4_K_scales_and_mins(x->scales);
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
-  *mins_sums = q4_K_mins_sums(y, mins);
-  const v128_t mask = wasm_i8x16_splat(0x0f);
-  const uint8_t *q4 = x->qs;
-  const int8_t *q8 = y->qs;
-  v128_t acc = wasm_i32x4_splat(0);
-#define Q4_K_GROUPS(j)                                                                             \
-  do {                                                                                             \
-    const v128_t v0 = wasm_v128_load(q4 + 32 * (j)), v1 = wasm_v128_load(q4 + 32 * (j) + 16);      \
-    const v128_t low = wasm_i16x8_add(pair_dot(q8 + 64 * (j), wasm_v128_and(v0, mask)),            \
-                                      pair_dot(q8 + 64 * (j) + 16, wasm_v128_and(v1, mask)));      \
-    const v128_t high = wasm_i16x8_add(pair_dot(q8 + 64 * (j) + 32, wasm_u8x16_shr(v0, 4)),        \
-                                       pair_dot(q8 + 64 * (j) + 48, wasm_u8x16_shr(v1, 4)));       \
-    acc = wasm_i32x4_add(acc, wasm_i32x4_add(wasm_i32x4_dot_i16x8(low, BROADCAST16(scales, 2 * (j))), \
-                                             wasm_i32x4_dot_i16x8(high, BROADCAST16(scales, 2 * (j) + 1)))); \
-  } while (0)
-  Q4_K_GROUPS(0);
-  Q4_K_GROUPS(1);
-  Q4_K_GROUPS(2);
-  Q4_K_GROUPS(3);
-#undef Q4_K_GROUPS
-  return acc;
-}
-
-/** ggml_vec_dot_q4_K_q8_K's contract: *s = the dot product of n values (n a multiple of 256). */
-__attribute__((export_name("lmtab_vec_dot_q4_K_q8_K"))) void lmtab_vec_dot_q4_K_q8_K(
-    int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx, const void *restrict vy,
-    size_t by, int nrc) {
-  (void) bs, (void) bx, (void) by, (void) nrc;
-  const block_q4_K *x = vx;
-  const block_q8_K *y = vy;
-  float sum = 0;
-  for (int i = 0; i < n / QK_K; ++i) {
-    v128_t mins_sums;
-    const v128_t dots = q4_K_block(&x[i], &y[i], &mins_sums);
-    sum = q4_K_add_block(sum, &x[i], &y[i], dots, mins_sums);
+  for (int c = 0; c < columns; ++c) {
+    mins_sums[c] = q4_K_mins_sums(&y[c][i], mins);
+    dots[c] = wasm_i32x4_splat(0);
   }
-  *s = sum;
+  for (int j = 0; j < 4; ++j) {
+    const v128_t v0 = wasm_v128_load(x->qs + 32 * j), v1 = wasm_v128_load(x->qs + 32 * j + 16);
+    const v128_t low0 = wasm_v128_and(v0, low4), low1 = wasm_v128_and(v1, low4);
+    const v128_t high0 = shr_bytes(v0, 4, low4), high1 = shr_bytes(v1, 4, low4);
+    for (int c = 0; c < columns; ++c) {
+      dots[c] = wasm_i32x4_add(dots[c], q4_K_groups(y[c][i].qs + 64 * j, low0, low1, high0, high1,
+                                                    broadcast32(scales, j)));
+    }
+  }
 }
 
-// The block's sums as 4 lanes (the caller adds the lanes up once for the whole row).
-static inline v128_t q6_K_block(const block_q6_K *x, const block_q8_K *y) {
-  const v128_t low4 = wasm_i8x16_splat(0x0f), top2 = wasm_i8x16_splat(0x30);
+// The row `x` of n values against `columns` activation rows: sums[c] = x . y[c].
+static inline __attribute__((always_inline)) void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
+                            v128_t low4, float *sums) {
+  for (int c = 0; c < columns; ++c) sums[c] = 0;
+  for (int i = 0; i < n / QK_K; ++i) {
+    v128_t dots[2], mins_sums[2];
+    q4_K_block(&x[i], y, i, columns, low4, dots, mins_sums);
+    for (int c = 0; c < columns; ++c) sums[c] = q4_K_add_block(sums[c], &x[i], &y[c][i], dots[c], mins_sums[c]);
+  }
+}
+
+// ggml's vec_dot contract. With nrc 1: *s = the dot product of row vx with activations vy (n
+// values, a multiple of 256). With nrc 2 (a tile of ggml's mul_mat, where its type_traits_cpu
+// entry says nrows 2): rows vx and vx + bx against columns vy and vy + by, s[0] and s[1] the two
+// rows against the first column, s[bs] and s[bs + 1] against the second; each row's values are
+// unpacked once for both columns.
+#define VEC_DOT_K(name, block_type, row)                                                           \
+  __attribute__((export_name(#name))) void name(int n, float *restrict s, size_t bs,              \
+                                                const void *restrict vx, size_t bx,              \
+                                                const void *restrict vy, size_t by, int nrc) {   \
+    const block_q8_K *const y[2] = {vy, (const block_q8_K *) ((const char *) vy + by)};           \
+    if (nrc == 2) {                                                                              \
+      for (int r = 0; r < 2; ++r) {                                                              \
+        float sums[2];                                                                           \
+        row(n, (const block_type *) ((const char *) vx + r * bx), y, 2, sums);                   \
+        s[r] = sums[0], s[bs + r] = sums[1];                                                     \
+      }                                                                                          \
+    } else {                                                                                     \
+      float sum;                                                                                 \
+      row(n, vx, y, 1, &sum);                                                                    \
+      *s = sum;                                                                                  \
+    }                                                                                            \
+  }
+
+static inline __attribute__((always_inline)) void q4_K_row_of(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
+                               float *sums) {
+  q4_K_row(n, x, y, columns, splat_bytes(0x0f), sums);
+}
+
+VEC_DOT_K(lmtab_vec_dot_q4_K_q8_K, block_q4_K, q4_K_row_of)
+
+// Block `x` against block `i` of `columns` activation rows `y`, its values unpacked once for all:
+// each column's sums as 4 lanes in `acc` (the caller adds the lanes up once for the whole row).
+// `low4` and `top2` are splat_bytes(0x0f) and splat_bytes(0x30).
+static inline __attribute__((always_inline)) void q6_K_block(const block_q6_K *x, const block_q8_K *const *y, int i, int columns,
+                              v128_t low4, v128_t top2, v128_t *acc) {
   const v128_t scales = wasm_v128_load(x->scales);
   const v128_t scales_low = wasm_i16x8_extend_low_i8x16(scales), scales_high = wasm_i16x8_extend_high_i8x16(scales);
-  v128_t acc = wasm_i32x4_splat(0);
-  // Each 128 values: ql[0..63] hold values 0-31 (low nibbles) and 64-95 (high), ql[32..63] 32-63 and
-  // 96-127; qh[0..31] holds the top 2 bits of values l, l + 32, l + 64 and l + 96 in bits 0-1, 2-3,
-  // 4-5 and 6-7. Each 16 values share a scale: groups 8 * half + (value index / 16).
-#define Q6_K_SLICE(half, off, sc)                                                                   \
-  do {                                                                                             \
-    const uint8_t *ql = x->ql + 64 * (half), *qh = x->qh + 32 * (half);                            \
-    const int8_t *q8 = y->qs + 128 * (half) + (off);                                               \
-    const v128_t a = wasm_v128_load(ql + (off)), b = wasm_v128_load(ql + 32 + (off));              \
-    const v128_t h = wasm_v128_load(qh + (off));                                                   \
-    const v128_t v0 = wasm_v128_or(wasm_v128_and(a, low4), wasm_v128_and(wasm_i8x16_shl(h, 4), top2)); \
-    const v128_t v1 = wasm_v128_or(wasm_v128_and(b, low4), wasm_v128_and(wasm_i8x16_shl(h, 2), top2)); \
-    const v128_t v2 = wasm_v128_or(wasm_u8x16_shr(a, 4), wasm_v128_and(h, top2));                   \
-    const v128_t v3 = wasm_v128_or(wasm_u8x16_shr(b, 4), wasm_v128_and(wasm_u8x16_shr(h, 2), top2)); \
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(pair_dot(q8, v0), BROADCAST16(sc, (off) / 16)));         \
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(pair_dot(q8 + 32, v1), BROADCAST16(sc, (off) / 16 + 2)));  \
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(pair_dot(q8 + 64, v2), BROADCAST16(sc, (off) / 16 + 4)));  \
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(pair_dot(q8 + 96, v3), BROADCAST16(sc, (off) / 16 + 6)));  \
-  } while (0)
-  Q6_K_SLICE(0, 0, scales_low);
-  Q6_K_SLICE(0, 16, scales_low);
-  Q6_K_SLICE(1, 0, scales_high);
-  Q6_K_SLICE(1, 16, scales_high);
-#undef Q6_K_SLICE
+  for (int c = 0; c < columns; ++c) acc[c] = wasm_i32x4_splat(0);
+  // Each 128 values (a half): ql[0..31] hold values 0-31 in their low nibbles and 64-95 in their
+  // high ones, ql[32..63] values 32-63 and 96-127; qh[0..31] holds the top 2 bits of values l,
+  // l + 32, l + 64 and l + 96 in bits 0-1, 2-3, 4-5 and 6-7. Each 16 values share a scale, so the
+  // 16-byte slices at 0 and 16 give groups 2k and 2k + 1, the scale pair in 32-bit lane k of the
+  // half's scales. A group's 16-bit pair sums reach 2 * 63 * 128 = 16,128 and two lanes of them
+  // 32,256, within 16 bits.
+  for (int half = 0; half < 2; ++half) {
+    const uint8_t *ql = x->ql + 64 * half, *qh = x->qh + 32 * half;
+    const v128_t sc = half ? scales_high : scales_low;
+    const v128_t a0 = wasm_v128_load(ql), b0 = wasm_v128_load(ql + 32), h0 = wasm_v128_load(qh);
+    const v128_t a1 = wasm_v128_load(ql + 16), b1 = wasm_v128_load(ql + 48), h1 = wasm_v128_load(qh + 16);
+    const v128_t values[4][2] = {
+        {wasm_v128_or(wasm_v128_and(a0, low4), shl_bytes(h0, 4, top2)),
+         wasm_v128_or(wasm_v128_and(a1, low4), shl_bytes(h1, 4, top2))},
+        {wasm_v128_or(wasm_v128_and(b0, low4), shl_bytes(h0, 2, top2)),
+         wasm_v128_or(wasm_v128_and(b1, low4), shl_bytes(h1, 2, top2))},
+        {wasm_v128_or(shr_bytes(a0, 4, low4), wasm_v128_and(h0, top2)),
+         wasm_v128_or(shr_bytes(a1, 4, low4), wasm_v128_and(h1, top2))},
+        {wasm_v128_or(shr_bytes(b0, 4, low4), shr_bytes(h0, 2, top2)),
+         wasm_v128_or(shr_bytes(b1, 4, low4), shr_bytes(h1, 2, top2))},
+    };
+    for (int c = 0; c < columns; ++c) {
+      const int8_t *q8 = y[c][i].qs + 128 * half;
+      for (int k = 0; k < 4; ++k) {
+        acc[c] = wasm_i32x4_add(acc[c], scale_pair(pair_dot(q8 + 32 * k, values[k][0]),
+                                                   pair_dot(q8 + 32 * k + 16, values[k][1]),
+                                                   broadcast32(sc, k)));
+      }
+    }
+  }
   // The values were taken without Q6_K's offset of 32: take 32 times each scaled 16-value sum.
-  const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(scales_low, wasm_v128_load(y->bsums)),
-                                        wasm_i32x4_dot_i16x8(scales_high, wasm_v128_load(y->bsums + 8)));
-  return wasm_i32x4_sub(acc, wasm_i32x4_shl(offsets, 5));
+  for (int c = 0; c < columns; ++c) {
+    const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(scales_low, wasm_v128_load(y[c][i].bsums)),
+                                          wasm_i32x4_dot_i16x8(scales_high, wasm_v128_load(y[c][i].bsums + 8)));
+    acc[c] = wasm_i32x4_sub(acc[c], wasm_i32x4_shl(offsets, 5));
+  }
 }
 
-/** ggml_vec_dot_q6_K_q8_K's contract: *s = the dot product of n values (n a multiple of 256). */
-__attribute__((export_name("lmtab_vec_dot_q6_K_q8_K"))) void lmtab_vec_dot_q6_K_q8_K(
-    int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx, const void *restrict vy,
-    size_t by, int nrc) {
-  (void) bs, (void) bx, (void) by, (void) nrc;
-  const block_q6_K *x = vx;
-  const block_q8_K *y = vy;
-  v128_t sum = wasm_f32x4_splat(0);
+// The row `x` of n values against `columns` activation rows: sums[c] = x . y[c]. Each block's
+// sums are scaled and added in 4 lanes, added up once at the end.
+static inline __attribute__((always_inline)) void q6_K_row(int n, const block_q6_K *x, const block_q8_K *const *y, int columns,
+                            float *sums) {
+  const v128_t low4 = splat_bytes(0x0f), top2 = splat_bytes(0x30);
+  v128_t total[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
   for (int i = 0; i < n / QK_K; ++i) {
-    const v128_t scale = wasm_f32x4_splat(half_to_float(x[i].d) * y[i].d);
-    sum = wasm_f32x4_add(sum, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q6_K_block(&x[i], &y[i])), scale));
+    v128_t acc[2];
+    q6_K_block(&x[i], y, i, columns, low4, top2, acc);
+    const float d = half_to_float(x[i].d);
+    for (int c = 0; c < columns; ++c) {
+      const v128_t scale = wasm_f32x4_splat(d * y[c][i].d);
+      total[c] = wasm_f32x4_add(total[c], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc[c]), scale));
+    }
   }
-  *s = sum_f32x4(sum);
+  for (int c = 0; c < columns; ++c) sums[c] = sum_f32x4(total[c]);
+}
+
+VEC_DOT_K(lmtab_vec_dot_q6_K_q8_K, block_q6_K, q6_K_row)
+
+// ggml's Q8_0 block: 32 values of 8 bits and their fp16 scale.
+typedef struct {
+  uint16_t d;
+  int8_t qs[32];
+} block_q8_0;
+
+_Static_assert(sizeof(block_q8_0) == 34, "block_q8_0");
+
+/**
+ * dequantize_row_q8_0's contract: y = the k values (k a multiple of 32) as floats. ggml's flash
+ * attention calls it for every cached position's values (V) at each token, once per head; ggml's
+ * own is a scalar loop. Each product is the one ggml's computes (an int8 times the block's scale,
+ * rounded once), so the floats are the same.
+ */
+__attribute__((export_name("lmtab_dequantize_row_q8_0"))) void lmtab_dequantize_row_q8_0(
+    const void *restrict vx, float *restrict y, int64_t k) {
+  const block_q8_0 *x = vx;
+  for (int i = 0; i < (int) (k / 32); ++i, y += 32) {
+    const v128_t d = wasm_f32x4_splat(half_to_float(x[i].d));
+    for (int half = 0; half < 2; ++half) {
+      const v128_t q = wasm_v128_load(x[i].qs + 16 * half);
+      const v128_t low = wasm_i16x8_extend_low_i8x16(q), high = wasm_i16x8_extend_high_i8x16(q);
+      float *out = y + 16 * half;
+      wasm_v128_store(out, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(low)), d));
+      wasm_v128_store(out + 4, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(low)), d));
+      wasm_v128_store(out + 8, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(high)), d));
+      wasm_v128_store(out + 12, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(high)), d));
+    }
+  }
 }

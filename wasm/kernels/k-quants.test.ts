@@ -2,16 +2,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeQ4_K, decodeQ6_K } from '../../tests/support/gguf-writer.js';
+import { decodeQ4_K, decodeQ6_K, halfBitsToNumber } from '../../tests/support/gguf-writer.js';
 
-// lmtab's relaxed-SIMD kernels (the committed lmtab-kernels.wasm) against ggml's definitions of
-// Q4_K, Q6_K and Q8_K, computed value by value in doubles (the test fixtures' decoders).
+// lmtab's kernels (the committed lmtab-kernels.wasm) against ggml's definitions of Q4_K, Q6_K, Q8_K
+// and Q8_0, computed value by value (the test fixtures' decoders).
 
 const QK_K = 256;
 const Q4_K_BYTES = 144;
 const Q6_K_BYTES = 210;
 const Q8_K_BYTES = 292;
 const kernelsWasm = readFileSync(join(import.meta.dirname, '..', 'prebuilt', 'lmtab-kernels.wasm'));
+
+type ToFloat = (x: number, y: number, k: bigint) => void;
 
 type Kernel = (
   n: number,
@@ -25,7 +27,7 @@ type Kernel = (
 ) => void;
 
 let memory: WebAssembly.Memory;
-let kernels: { q4_K: Kernel; q6_K: Kernel };
+let kernels: { q4_K: Kernel; q6_K: Kernel; q8_0ToFloat: ToFloat };
 
 beforeAll(() => {
   // Node 20's V8 has relaxed SIMD behind a flag (Chromium and Node 22 ship it).
@@ -33,8 +35,12 @@ beforeAll(() => {
   memory = new WebAssembly.Memory({ initial: 16, maximum: 65536, shared: true });
   const exports = new WebAssembly.Instance(new WebAssembly.Module(kernelsWasm), {
     env: { memory },
-  }).exports as Record<string, Kernel>;
-  kernels = { q4_K: exports.lmtab_vec_dot_q4_K_q8_K, q6_K: exports.lmtab_vec_dot_q6_K_q8_K };
+  }).exports as Record<string, Kernel & ToFloat>;
+  kernels = {
+    q4_K: exports.lmtab_vec_dot_q4_K_q8_K,
+    q6_K: exports.lmtab_vec_dot_q6_K_q8_K,
+    q8_0ToFloat: exports.lmtab_dequantize_row_q8_0,
+  };
 });
 
 /** Deterministic bytes (a 32-bit LCG), so that a failure can be replayed. */
@@ -172,6 +178,17 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
     }
   });
 
+  it("Q4_K and Q6_K with subnormal scales (most of Q6_K's in real files) and zero ones", () => {
+    for (const half of [0x0001, 0x01a7, 0x83ff, 0x0000, 0x8000]) {
+      const q4 = q4KBlocks(2, 5);
+      for (const block of q4) block.set([half & 0xff, half >> 8], 0);
+      check(kernels.q4_K, Q4_K_BYTES, q4, randomActivations(2, 5), q4KReference);
+      const q6 = q6KBlocks(2, 6);
+      for (const block of q6) block.set([half & 0xff, half >> 8], 208);
+      check(kernels.q6_K, Q6_K_BYTES, q6, randomActivations(2, 6), q6KReference);
+    }
+  });
+
   it('Q6_K x Q8_K equals the value-by-value dot product', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const count = 1 + (seed % 4);
@@ -195,6 +212,64 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
           randomActivations(2, 9, activation),
           q6KReference,
         );
+      }
+    }
+  });
+
+  it('Q8_0 to floats gives each value times its block scale, rounded once as ggml does', () => {
+    // Scales from 2^-10 to 2^1 of either sign, and two subnormal halves; values across int8.
+    const halves = [0x0001, 0x83ff, 0x3c00];
+    for (let seed = 1; seed <= 20; seed++) halves.push(randomHalf(seed * 7, seed * 13));
+    const blocks = halves.length;
+    const bytes = randomBytes(34 * blocks, 5);
+    halves.forEach((half, b) => bytes.set([half & 0xff, half >> 8], 34 * b));
+    bytes.set([127, 128, 0, 255], 2);
+    const heap = new Uint8Array(memory.buffer);
+    heap.set(bytes, weightsAt);
+    const out = activationsAt;
+    kernels.q8_0ToFloat(weightsAt, out, BigInt(32 * blocks));
+    const got = new Float32Array(memory.buffer, out, 32 * blocks);
+    const want = new Float32Array(32 * blocks);
+    for (let b = 0; b < blocks; b++) {
+      const d = halfBitsToNumber(halves[b]);
+      for (let j = 0; j < 32; j++)
+        want[32 * b + j] = Math.fround(((bytes[34 * b + 2 + j] << 24) >> 24) * d);
+    }
+    expect(Array.from(got)).toEqual(Array.from(want));
+  });
+
+  it("takes ggml's tiles of 2 rows by 2 columns (nrc 2): s[0], s[1] against the first, s[bs], s[bs + 1] against the second", () => {
+    const formats = [
+      { kernel: kernels.q4_K, bytes: Q4_K_BYTES, blocks: q4KBlocks, reference: q4KReference },
+      { kernel: kernels.q6_K, bytes: Q6_K_BYTES, blocks: q6KBlocks, reference: q6KReference },
+    ];
+    for (const { kernel, bytes, blocks, reference } of formats) {
+      const count = 3;
+      const rows = [blocks(count, 11), blocks(count, 12)];
+      const columns = [randomActivations(count, 13), randomActivations(count, 14)];
+      const heap = new Uint8Array(memory.buffer);
+      const rowBytes = count * bytes;
+      const columnBytes = count * Q8_K_BYTES;
+      rows.forEach((row, r) =>
+        row.forEach((block, b) => heap.set(block, weightsAt + r * rowBytes + b * bytes)),
+      );
+      columns.forEach((column, c) => writeQ8K(activationsAt + c * columnBytes, column));
+      const bs = 16;
+      kernel(QK_K * count, resultAt, bs, weightsAt, rowBytes, activationsAt, columnBytes, 2);
+      const got = new Float32Array(memory.buffer, resultAt, bs + 2);
+      for (const [r, row] of rows.entries()) {
+        for (const [c, column] of columns.entries()) {
+          let sum = 0;
+          let magnitude = 0;
+          row.forEach((block, b) => {
+            const part = reference(block, column[b]);
+            sum += part.sum;
+            magnitude += part.magnitude;
+          });
+          expect(Math.abs(got[c * bs + r] - sum), `row ${r}, column ${c}`).toBeLessThanOrEqual(
+            1e-6 * magnitude + 1e-30,
+          );
+        }
       }
     }
   });

@@ -19,22 +19,19 @@ const BASE_ENTRY_BYTES = 40;
 const VEC_DOT = '(i32,i32,i32,i32,i32,i32,i32,i32)->()';
 const TO_FLOAT = '(i32,i32,i64)->()';
 
-/** The slots of ggml's Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table. */
-export function findKernelSlots(wasm) {
-  return findKernels(wasm).slots;
-}
-
 /**
- * The same slots, and the addresses in the engine's memory of type_traits_cpu's Q4_K and Q6_K
- * entries (`entries`): where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's
- * mul_mat hands them tiles of 2 rows by 2 columns (batches: prompts, several clients).
+ * The slots of ggml's Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table (`slots`),
+ * and the addresses in the engine's memory of type_traits_cpu's Q4_K and Q6_K entries (`entries`):
+ * where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's mul_mat hands them tiles
+ * of 2 rows by 2 columns (batches: prompts, several clients).
  */
 export function findKernels(wasm) {
   const module = parseModule(wasm);
   const cpu = findOnce(module.data, 'ggml type_traits_cpu', CPU_ENTRY_BYTES, isCpuTypeTraits);
   const base = findOnce(module.data, 'ggml type_traits', BASE_ENTRY_BYTES, isTypeTraits);
+  const entryOffset = (entryBytes, type) => entryBytes * (type - GGML_TYPE.Q8_0);
   const at = (array, entryBytes, type, field) =>
-    u32(array.segment, array.at + entryBytes * (type - GGML_TYPE.Q8_0) + field);
+    u32(array.segment, array.at + entryOffset(entryBytes, type) + field);
   const slots = {
     q4_K: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q4_K, 4),
     q6_K: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q6_K, 4),
@@ -50,7 +47,7 @@ export function findKernels(wasm) {
     }
   }
   const cpuAddress = module.segmentAddress(cpu.segment) + cpu.at;
-  const entry = (type) => cpuAddress + CPU_ENTRY_BYTES * (type - GGML_TYPE.Q8_0);
+  const entry = (type) => cpuAddress + entryOffset(CPU_ENTRY_BYTES, type);
   return { slots, entries: { q4_K: entry(GGML_TYPE.Q4_K), q6_K: entry(GGML_TYPE.Q6_K) } };
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../package.json';
 import { kernelLogLines, mediaMarkerFor } from './glue-patches.mjs';
-import { findKernelSlots } from './kernel-table.mjs';
+import { findKernels } from './kernel-table.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const dir = join(import.meta.dirname, 'prebuilt');
@@ -106,7 +106,7 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
   });
 
   it("installs lmtab's kernels in the table slots of ggml's Q4_K and Q6_K dot products and Q8_0 to-float", () => {
-    const slots = findKernelSlots(read('lmtab-cpu.wasm'));
+    const { slots, entries } = findKernels(read('lmtab-cpu.wasm'));
     expect(manifest.kernels.slots).toEqual({
       lmtab_vec_dot_q4_K_q8_K: slots.q4_K,
       lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
@@ -122,6 +122,12 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(counted['i16x8.relaxed_dot_i8x16_i7x16_s']).toBeGreaterThanOrEqual(16);
     const glue = read('lmtab-cpu.js').toString();
     expect(glue).toContain(`var lmtabKernelSlots=${JSON.stringify(manifest.kernels.slots)};`);
+    // ggml's 2-by-2 tiles go to the dot products, at their type_traits_cpu entries.
+    expect(manifest.kernels.tiles).toEqual({
+      lmtab_vec_dot_q4_K_q8_K: entries.q4_K,
+      lmtab_vec_dot_q6_K_q8_K: entries.q6_K,
+    });
+    expect(glue).toContain(`var lmtabKernelTiles=${JSON.stringify(manifest.kernels.tiles)};`);
     expect(glue).toContain(`var lmtabKernelWasm="${kernels.toString('base64')}";`);
     expect(glue).toMatch(/wasmTable=Module\["asm"\]\["\w+"\];lmtabUseKernels\(wasmTable\);/);
     for (const line of Object.values(kernelLogLines)) expect(glue).toContain(JSON.stringify(line));

@@ -16,6 +16,12 @@
 // lmtab's engine kernels and ggml's block layouts.
 #include "../../wasm/kernels/k-quants.c"
 
+static inline int32_t sum_i32x4(v128_t v) {
+  v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_i32x4_extract_lane(v, 0);
+}
+
 
 
 static void q4_K_scales(const uint8_t *packed, uint8_t *scales, uint8_t *mins) {

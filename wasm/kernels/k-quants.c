@@ -19,6 +19,10 @@
 #include <stdint.h>
 #include <wasm_simd128.h>
 
+// Everything but the exports is inlined into them, so that arrays of vectors stay in registers
+// (the module may use no stack) and each loop is unrolled with its constants known.
+#define INLINE static inline __attribute__((always_inline))
+
 #define QK_K 256
 
 // ggml's block layouts (ggml-common.h): 256 values each.
@@ -46,13 +50,13 @@ _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K");
 _Static_assert(sizeof(block_q6_K) == 210, "block_q6_K");
 _Static_assert(sizeof(block_q8_K) == 292, "block_q8_K");
 
-static inline __attribute__((always_inline)) float from_bits(uint32_t bits) { return __builtin_bit_cast(float, bits); }
+INLINE float from_bits(uint32_t bits) { return __builtin_bit_cast(float, bits); }
 
 // IEEE half to float, exact for every half (ggml's wasm build reads the same values from a table of
 // all 65,536), without branches and without arithmetic on subnormal floats, which x86 does in
 // microcode: Q6_K's scales are mostly subnormal halves, and a multiply by 2^112 of their bits in a
 // float's place made decode a quarter slower.
-static inline __attribute__((always_inline)) float half_to_float(uint16_t h) {
+INLINE float half_to_float(uint16_t h) {
   const uint32_t magnitude = h & 0x7fffu, shifted = magnitude << 13;
   // Normal halves: the exponent rebased from 15 to 127.
   uint32_t bits = shifted + (112u << 23);
@@ -63,13 +67,7 @@ static inline __attribute__((always_inline)) float half_to_float(uint16_t h) {
   return from_bits(bits | (uint32_t) (h & 0x8000u) << 16);
 }
 
-static inline __attribute__((always_inline)) int32_t sum_i32x4(v128_t v) {
-  v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
-  v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
-  return wasm_i32x4_extract_lane(v, 0);
-}
-
-static inline __attribute__((always_inline)) float sum_f32x4(v128_t v) {
+INLINE float sum_f32x4(v128_t v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
@@ -87,18 +85,18 @@ static inline __attribute__((always_inline)) float sum_f32x4(v128_t v) {
 //   a single instruction (unpacks, 32-bit lane shuffles).
 // (Loads take their constant offsets in their own immediate, so no address is added up per load:
 // that is clang's `-mllvm -disable-lsr`, in build.sh.)
-static inline __attribute__((always_inline)) int32_t opaque(int32_t v) {
+INLINE int32_t opaque(int32_t v) {
   __asm__("" : "+r"(v));
   return v;
 }
 
-static inline __attribute__((always_inline)) v128_t splat_bytes(uint8_t byte) { return wasm_i8x16_splat(opaque(byte)); }
+INLINE v128_t splat_bytes(uint8_t byte) { return wasm_i8x16_splat(opaque(byte)); }
 
 #define shr_bytes(v, bits, mask) wasm_v128_and(wasm_u16x8_shr(v, bits), mask)
 #define shl_bytes(v, bits, mask) wasm_v128_and(wasm_i16x8_shl(v, bits), mask)
 
 // 16-bit pair sums of 16 signed activations times 16 values in [0, 127].
-static inline __attribute__((always_inline)) v128_t pair_dot(const int8_t *activations, v128_t values) {
+INLINE v128_t pair_dot(const int8_t *activations, v128_t values) {
   return wasm_i16x8_relaxed_dot_i8x16_i7x16(wasm_v128_load(activations), values);
 }
 
@@ -106,14 +104,14 @@ static inline __attribute__((always_inline)) v128_t pair_dot(const int8_t *activ
 // for the one in the high half, scaled and added in one i32x4.dot_i16x8_s: interleaved, lanes 0-3
 // and 4-7 added (each sum stays within 16 bits, checked per format below), then one multiply by
 // the scale pair. 4 sums of the two groups' scaled products, added up by the caller.
-static inline __attribute__((always_inline)) v128_t scale_pair(v128_t a, v128_t b, v128_t scales) {
+INLINE v128_t scale_pair(v128_t a, v128_t b, v128_t scales) {
   const v128_t ab = wasm_i16x8_add(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11),
                                    wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
   return wasm_i32x4_dot_i16x8(ab, scales);
 }
 
 // 32-bit lane `j` of `v` in all four (j a constant once the loops are unrolled).
-static inline __attribute__((always_inline)) v128_t broadcast32(v128_t v, int j) {
+INLINE v128_t broadcast32(v128_t v, int j) {
   switch (j) {
     case 0: return wasm_i32x4_shuffle(v, v, 0, 0, 0, 0);
     case 1: return wasm_i32x4_shuffle(v, v, 1, 1, 1, 1);
@@ -126,7 +124,7 @@ static inline __attribute__((always_inline)) v128_t broadcast32(v128_t v, int j)
 // low 6 bits of bytes j and j + 4; for j >= 4 a nibble of byte j + 4 with the top 2 bits of bytes
 // j - 4 and j above it. Done in 32-bit words, as llama.cpp's x86 kernels do: scalar instructions
 // take no vector unit, and in vectors this takes byte shuffles and byte shifts.
-static inline __attribute__((always_inline)) v128_t q4_K_scales_and_mins(const uint8_t *packed) {
+INLINE v128_t q4_K_scales_and_mins(const uint8_t *packed) {
   uint32_t w[3];
   __builtin_memcpy(w, packed, sizeof w);
   const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
@@ -137,15 +135,15 @@ static inline __attribute__((always_inline)) v128_t q4_K_scales_and_mins(const u
 
 // Each min (16-bit lanes 0-7 of `mins`) meets the sum of its 32 activations: two of Q8_K's 16-value
 // sums, each min paired with both in one i32x4.dot_i16x8_s. 4 lanes, added up by the caller.
-static inline __attribute__((always_inline)) v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
+INLINE v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
   return wasm_i32x4_add(
       wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums), wasm_i16x8_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3)),
       wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
 }
 
 // The row's sum after one more block, from the block's value sums and min sums (4 lanes each).
-static inline __attribute__((always_inline)) float q4_K_add_block(float sum, const block_q4_K *x, const block_q8_K *y, v128_t dots,
-                                   v128_t mins_sums) {
+INLINE float q4_K_add_block(float sum, const block_q4_K *x, const block_q8_K *y, v128_t dots,
+                            v128_t mins_sums) {
   // Both sums at once: lanes [dots, dots, mins, mins] after two pairwise additions.
   v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
                                wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
@@ -161,8 +159,8 @@ static inline __attribute__((always_inline)) float q4_K_add_block(float sum, con
 // for the second, unpacked into `low0`, `low1`, `high0` and `high1`) against their 64 activations
 // `q8`, scaled by the pair `scales`. Each group's 16-bit pair sums reach 2 * 2 * 15 * 128 = 7,680
 // and two lanes of them 15,360.
-static inline __attribute__((always_inline)) v128_t q4_K_groups(const int8_t *q8, v128_t low0, v128_t low1, v128_t high0, v128_t high1,
-                                 v128_t scales) {
+INLINE v128_t q4_K_groups(const int8_t *q8, v128_t low0, v128_t low1, v128_t high0, v128_t high1,
+                          v128_t scales) {
   const v128_t low = wasm_i16x8_add(pair_dot(q8, low0), pair_dot(q8 + 16, low1));
   const v128_t high = wasm_i16x8_add(pair_dot(q8 + 32, high0), pair_dot(q8 + 48, high1));
   return scale_pair(low, high, scales);
@@ -172,8 +170,8 @@ static inline __attribute__((always_inline)) v128_t q4_K_groups(const int8_t *q8
 // values unpacked once for all: each column's sums as 4 lanes in `dots` (the caller adds the lanes
 // up once for the whole row), and its mins against the activations' sums in `mins_sums`. `low4` is
 // splat_bytes(0x0f).
-static inline __attribute__((always_inline)) void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, int columns,
-                              v128_t low4, v128_t *dots, v128_t *mins_sums) {
+INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, int columns,
+                       v128_t low4, v128_t *dots, v128_t *mins_sums) {
   const v128_t packed = q4_K_scales_and_mins(x->scales);
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
   for (int c = 0; c < columns; ++c) {
@@ -192,8 +190,9 @@ static inline __attribute__((always_inline)) void q4_K_block(const block_q4_K *x
 }
 
 // The row `x` of n values against `columns` activation rows: sums[c] = x . y[c].
-static inline __attribute__((always_inline)) void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
-                            v128_t low4, float *sums) {
+INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
+                     float *sums) {
+  const v128_t low4 = splat_bytes(0x0f);
   for (int c = 0; c < columns; ++c) sums[c] = 0;
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t dots[2], mins_sums[2];
@@ -225,18 +224,13 @@ static inline __attribute__((always_inline)) void q4_K_row(int n, const block_q4
     }                                                                                            \
   }
 
-static inline __attribute__((always_inline)) void q4_K_row_of(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
-                               float *sums) {
-  q4_K_row(n, x, y, columns, splat_bytes(0x0f), sums);
-}
-
-VEC_DOT_K(lmtab_vec_dot_q4_K_q8_K, block_q4_K, q4_K_row_of)
+VEC_DOT_K(lmtab_vec_dot_q4_K_q8_K, block_q4_K, q4_K_row)
 
 // Block `x` against block `i` of `columns` activation rows `y`, its values unpacked once for all:
 // each column's sums as 4 lanes in `acc` (the caller adds the lanes up once for the whole row).
 // `low4` and `top2` are splat_bytes(0x0f) and splat_bytes(0x30).
-static inline __attribute__((always_inline)) void q6_K_block(const block_q6_K *x, const block_q8_K *const *y, int i, int columns,
-                              v128_t low4, v128_t top2, v128_t *acc) {
+INLINE void q6_K_block(const block_q6_K *x, const block_q8_K *const *y, int i, int columns,
+                       v128_t low4, v128_t top2, v128_t *acc) {
   const v128_t scales = wasm_v128_load(x->scales);
   const v128_t scales_low = wasm_i16x8_extend_low_i8x16(scales), scales_high = wasm_i16x8_extend_high_i8x16(scales);
   for (int c = 0; c < columns; ++c) acc[c] = wasm_i32x4_splat(0);
@@ -280,8 +274,8 @@ static inline __attribute__((always_inline)) void q6_K_block(const block_q6_K *x
 
 // The row `x` of n values against `columns` activation rows: sums[c] = x . y[c]. Each block's
 // sums are scaled and added in 4 lanes, added up once at the end.
-static inline __attribute__((always_inline)) void q6_K_row(int n, const block_q6_K *x, const block_q8_K *const *y, int columns,
-                            float *sums) {
+INLINE void q6_K_row(int n, const block_q6_K *x, const block_q8_K *const *y, int columns,
+                     float *sums) {
   const v128_t low4 = splat_bytes(0x0f), top2 = splat_bytes(0x30);
   v128_t total[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
   for (int i = 0; i < n / QK_K; ++i) {

@@ -30,6 +30,9 @@ fi
 
 mkdir -p "$CACHE"
 "$ROOT/wasm/fetch-llama-cpp.sh" "$CACHE/llama.cpp"
+# llama.cpp's sources as fetched (an earlier build left its edits in them), then lmtab's edits.
+git -C "$CACHE/llama.cpp" checkout --quiet -- .
+node "$ROOT/wasm/cpp-patches.mjs" --llama-cpp "$CACHE/llama.cpp"
 [[ "${KEEP_BUILD:-}" == 1 ]] || rm -rf "$CACHE/build"
 # wllama's glue with lmtab's edits (wasm/cpp-patches.mjs).
 rm -rf "$CACHE/wllama-cpp"

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { llamaCppPatches, patchesDigest } from './cpp-patches.mjs';
 import { mediaMarkerFor, withEmptyPoolStart, withMediaMarker } from './glue-patches.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
@@ -61,6 +62,7 @@ const manifest = {
   llamaCpp: {
     source: `npm node-llama-cpp@${sourceEnv.NODE_LLAMA_CPP_VERSION} llama/gitRelease.bundle`,
     commit: sourceEnv.LLAMA_CPP_COMMIT,
+    patches: patchesDigest(llamaCppPatches),
   },
   glue: `npm @wllama/wllama@${sourceEnv.WLLAMA_VERSION} cpp/ + wasm/cpp-patches.mjs + wasm/shim/server-decision.h`,
   emscripten: emscriptenVersion,

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../package.json';
+import { llamaCppPatches, patchesDigest } from './cpp-patches.mjs';
 import { kernelLogLines, mediaMarkerFor } from './glue-patches.mjs';
 import { findKernels } from './kernel-table.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
@@ -11,7 +12,7 @@ const dir = join(import.meta.dirname, 'prebuilt');
 const read = (name: string) => readFileSync(join(dir, name));
 
 interface Manifest {
-  llamaCpp: { source: string; commit: string };
+  llamaCpp: { source: string; commit: string; patches: string };
   glue: string;
   emscripten: string;
   cmake: string[];
@@ -55,6 +56,8 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
 
   it('was built from the sources wasm/source.env and package.json name', () => {
     expect(manifest.llamaCpp.commit).toBe(sourceEnv.LLAMA_CPP_COMMIT);
+    // With today's edits to llama.cpp (wasm/cpp-patches.mjs): an edit changed without a rebuild fails.
+    expect(manifest.llamaCpp.patches).toBe(patchesDigest(llamaCppPatches));
     expect(manifest.llamaCpp.source).toContain(
       `node-llama-cpp@${sourceEnv.NODE_LLAMA_CPP_VERSION}`,
     );

@@ -142,7 +142,7 @@ static float q6_K_lmtab(int n, const block_q6_K *restrict x, const block_q8_K *r
 // Q4_K with i32x4.relaxed_dot_i8x16_i7x16_add_s: 16 bytes to 4 sums of 4 products in one step (exact
 // here: the values lie in [0, 15]), each 32-value group's sums then scaled with i32x4.mul.
 static inline v128_t q4_K_block_dot_add(const block_q4_K *x, const block_q8_K *y, v128_t *mins_sums) {
-  const v128_t packed = q4_K_scales_and_mins(x->scales);
+  const v128_t packed = q4_K_scales_and_mins(x->scales, make_q4_K_constants());
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
   const v128_t scales_low = wasm_u32x4_extend_low_u16x8(scales), scales_high = wasm_u32x4_extend_high_u16x8(scales);
   *mins_sums = q4_K_mins_sums(y, mins);
@@ -171,13 +171,14 @@ static inline v128_t q4_K_block_dot_add(const block_q4_K *x, const block_q8_K *y
 }
 
 static float q4_K_dot_add(int n, const block_q4_K *restrict x, const block_q8_K *restrict y) {
-  float sum = 0;
+  const half_constants k = make_half_constants();
+  v128_t acc = wasm_f32x4_splat(0);
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t mins_sums;
     const v128_t dots = q4_K_block_dot_add(&x[i], &y[i], &mins_sums);
-    sum = q4_K_add_block(sum, &x[i], &y[i], dots, mins_sums);
+    acc = q4_K_add_block(acc, q4_K_block_scales(&x[i], k), y[i].d, dots, mins_sums);
   }
-  return sum;
+  return wasm_f32x4_extract_lane(acc, 0) - wasm_f32x4_extract_lane(acc, 2);
 }
 
 // ---- Q6_K x Q8_K ----

@@ -187,8 +187,10 @@ function setHalf(bytes: Uint8Array, at: number, value: number): number {
   return halfBitsToNumber(bits);
 }
 
+/** The value of an IEEE half from its 16 bits. */
 export function halfBitsToNumber(bits: number): number {
   const exponent = (bits >> 10) & 0x1f;
+  if (exponent === 0x1f) return bits & 0x3ff ? NaN : bits & 0x8000 ? -Infinity : Infinity;
   const magnitude =
     exponent === 0 ? (bits & 0x3ff) * 2 ** -24 : (1 + (bits & 0x3ff) / 1024) * 2 ** (exponent - 15);
   return bits & 0x8000 ? -magnitude : magnitude;

@@ -8,9 +8,10 @@
 // i16x8.relaxed_dot_i8x16_i7x16_s multiplies 16 bytes (pmaddubsw on x86, sdot on Arm): exact
 // when its second operand lies in [0, 127], which Q4_K's 4-bit and Q6_K's unsigned 6-bit values do.
 // Their 16-bit pair sums are then scaled with one i32x4.dot_i16x8_s per group, the shape of
-// llama.cpp's AVX2 kernels. The sums are exact integers as in ggml's; Q4_K then takes ggml's float
-// steps in ggml's order (its two terms nearly cancel), Q6_K adds its scaled blocks in 4 lanes, as
-// ggml's adds them in 8, so only the last bits of a Q6_K row may differ.
+// llama.cpp's AVX2 kernels. The sums are exact integers as in ggml's, and each block's are scaled as
+// ggml's are; the scaled blocks are then added in float lanes (Q4_K's values and mins apart, as
+// llama.cpp's x86 kernel keeps them, Q6_K in 4 lanes where ggml's uses 8), so only the last bits
+// of a row may differ from ggml's.
 //
 // Rules of this module: it imports the engine's memory and nothing else, and uses no stack, no
 // globals and no data (the engine's memory holds the engine's own stack and data at those
@@ -50,23 +51,6 @@ _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K");
 _Static_assert(sizeof(block_q6_K) == 210, "block_q6_K");
 _Static_assert(sizeof(block_q8_K) == 292, "block_q8_K");
 
-INLINE float from_bits(uint32_t bits) { return __builtin_bit_cast(float, bits); }
-
-// IEEE half to float, exact for every half (ggml's wasm build reads the same values from a table of
-// all 65,536), without branches and without arithmetic on subnormal floats, which x86 does in
-// microcode: Q6_K's scales are mostly subnormal halves, and a multiply by 2^112 of their bits in a
-// float's place made decode a quarter slower.
-INLINE float half_to_float(uint16_t h) {
-  const uint32_t magnitude = h & 0x7fffu, shifted = magnitude << 13;
-  // Normal halves: the exponent rebased from 15 to 127.
-  uint32_t bits = shifted + (112u << 23);
-  // Subnormal halves and zero: 2^-14 * (1 + m / 1024) as a normal float, less 2^-14: m * 2^-24.
-  if (magnitude < 0x400u) bits = __builtin_bit_cast(uint32_t, from_bits(shifted + (113u << 23)) - 0x1p-14f);
-  // Infinities and NaNs: the top exponent.
-  if (magnitude >= 0x7c00u) bits = shifted | 0x7f800000u;
-  return from_bits(bits | (uint32_t) (h & 0x8000u) << 16);
-}
-
 INLINE float sum_f32x4(v128_t v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -91,6 +75,42 @@ INLINE int32_t opaque(int32_t v) {
 }
 
 INLINE v128_t splat_bytes(uint8_t byte) { return wasm_i8x16_splat(opaque(byte)); }
+
+INLINE v128_t splat_i32(int32_t word) { return wasm_i32x4_splat(opaque(word)); }
+
+// The constants of `halves_to_floats`, built once per call.
+typedef struct {
+  v128_t magnitude, rebias, largest, two_to_minus_14, zero;
+} half_constants;
+
+INLINE half_constants make_half_constants(void) {
+  return (half_constants){splat_i32(0x7fff), splat_i32(112 << 23), splat_i32(0x7bff),
+                          splat_i32(0x38800000), wasm_i32x4_splat(0)};
+}
+
+// Four halves (the low 16 bits of each 32-bit lane) to floats, exact for every half (ggml's wasm
+// build reads the same values from a table of all 65,536), branch-free and without arithmetic on
+// subnormal floats, which x86 does in microcode: Q6_K's scales are mostly subnormal halves, and a
+// multiply by 2^112 of their bits in a float's place made decode a quarter slower.
+// - A half's bits moved into a float's place, the exponent rebased from 15 to 127, give every
+//   normal half.
+// - A subnormal half (exponent 0, mantissa m) comes out as f = 2^-15 * (1 + m / 1024), and
+//   f + (f - 2^-14) = m * 2^-24 is its value, each step exact on normal floats. For normal halves
+//   f - 2^-14 >= 0, and nothing is added.
+// - Infinities and NaNs are rebased twice (exponent 255).
+INLINE v128_t halves_to_floats(v128_t halves, half_constants k) {
+  const v128_t magnitude = wasm_v128_and(halves, k.magnitude);
+  v128_t bits = wasm_i32x4_add(wasm_i32x4_shl(magnitude, 13), k.rebias);
+  bits = wasm_i32x4_add(bits, wasm_v128_and(wasm_i32x4_gt(magnitude, k.largest), k.rebias));
+  const v128_t below = wasm_f32x4_pmin(wasm_f32x4_sub(bits, k.two_to_minus_14), k.zero);
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_xor(halves, magnitude), 16);
+  return wasm_v128_or(wasm_f32x4_add(bits, below), sign);
+}
+
+// A block's half scale as a float in all four lanes.
+INLINE v128_t block_scale(const uint16_t *half, half_constants k) {
+  return halves_to_floats(wasm_u32x4_extend_low_u16x8(wasm_v128_load16_splat(half)), k);
+}
 
 #define shr_bytes(v, bits, mask) wasm_v128_and(wasm_u16x8_shr(v, bits), mask)
 #define shl_bytes(v, bits, mask) wasm_v128_and(wasm_i16x8_shl(v, bits), mask)
@@ -122,15 +142,26 @@ INLINE v128_t broadcast32(v128_t v, int j) {
 
 // Q4_K's 12 packed bytes as 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of 6 bits: for j < 4 the
 // low 6 bits of bytes j and j + 4; for j >= 4 a nibble of byte j + 4 with the top 2 bits of bytes
-// j - 4 and j above it. Done in 32-bit words, as llama.cpp's x86 kernels do: scalar instructions
-// take no vector unit, and in vectors this takes byte shuffles and byte shifts.
-INLINE v128_t q4_K_scales_and_mins(const uint8_t *packed) {
-  uint32_t w[3];
-  __builtin_memcpy(w, packed, sizeof w);
-  const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
-  const uint32_t scales_high = (w[2] & low4) | ((w[0] >> 6) & top2) << 4;
-  const uint32_t mins_high = ((w[2] >> 4) & low4) | ((w[1] >> 6) & top2) << 4;
-  return wasm_i64x2_make((uint64_t) scales_high << 32 | (w[0] & low6), (uint64_t) mins_high << 32 | (w[1] & low6));
+// j - 4 and j above it. In 32-bit words w0, w1 and w2 (a 16-byte load: the 4 bytes after the 12
+// are the block's values, unused) the result's words are [w0 & 0x3f.., (w2 & 0x0f..) | (w0 >> 2) &
+// 0x30.., w1 & 0x3f.., (w2 >> 4 & 0x0f..) | (w1 >> 2) & 0x30..]: two 32-bit lane shuffles and
+// masks that `q4_K_constants` holds, as llama.cpp's x86 kernels do it in scalar words.
+typedef struct {
+  v128_t low4, low_masks, high_masks;
+} q4_K_constants;
+
+INLINE q4_K_constants make_q4_K_constants(void) {
+  const int32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x30303030;
+  return (q4_K_constants){splat_bytes(0x0f), wasm_i32x4_make(opaque(low6), opaque(low4), opaque(low6), opaque(low4)),
+                          wasm_i32x4_make(0, opaque(top2), 0, opaque(top2))};
+}
+
+INLINE v128_t q4_K_scales_and_mins(const uint8_t *packed, q4_K_constants k) {
+  const v128_t w = wasm_v128_load(packed);
+  // [w0, w2, w1, w2 >> 4] and [w0, w0, w1, w1].
+  const v128_t low = wasm_i32x4_shuffle(w, wasm_u32x4_shr(w, 4), 0, 2, 1, 6);
+  const v128_t high = wasm_i32x4_shuffle(w, w, 0, 0, 1, 1);
+  return wasm_v128_or(wasm_v128_and(low, k.low_masks), wasm_v128_and(wasm_u32x4_shr(high, 2), k.high_masks));
 }
 
 // Each min (16-bit lanes 0-7 of `mins`) meets the sum of its 32 activations: two of Q8_K's 16-value
@@ -141,18 +172,22 @@ INLINE v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
       wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
 }
 
-// The row's sum after one more block, from the block's value sums and min sums (4 lanes each).
-INLINE float q4_K_add_block(float sum, const block_q4_K *x, const block_q8_K *y, v128_t dots,
-                            v128_t mins_sums) {
-  // Both sums at once: lanes [dots, dots, mins, mins] after two pairwise additions.
+// Q4_K's block scales d and dmin (adjacent halves) as floats in lanes [d, d, dmin, dmin].
+INLINE v128_t q4_K_block_scales(const block_q4_K *x, half_constants k) {
+  const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x->d));
+  return halves_to_floats(wasm_i32x4_shuffle(halves, halves, 0, 0, 1, 1), k);
+}
+
+// The row's 4 float lanes after one more block: `dots` (the values' sums) and `mins_sums` added up
+// into lanes [values, values, mins, mins], each scaled as ggml's kernel scales it (y->d times the
+// block's d, or dmin, times the sum) by `scales` (q4_K_block_scales) and `y_d`; the caller takes
+// lane 0 less lane 2 at the end of the row, as llama.cpp's x86 kernels keep the two apart.
+INLINE v128_t q4_K_add_block(v128_t acc, v128_t scales, float y_d, v128_t dots, v128_t mins_sums) {
   v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
                                wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
   both = wasm_i32x4_add(both, wasm_i32x4_shuffle(both, both, 1, 0, 3, 2));
-  // The float steps of ggml's kernel, in its order: the mins' term nearly cancels the values'
-  // term, so any other order would round the difference differently.
-  sum -= y->d * half_to_float(x->dmin) * wasm_i32x4_extract_lane(both, 2);
-  sum += y->d * half_to_float(x->d) * wasm_i32x4_extract_lane(both, 0);
-  return sum;
+  const v128_t scaled = wasm_f32x4_mul(wasm_f32x4_splat(y_d), scales);
+  return wasm_f32x4_add(acc, wasm_f32x4_mul(scaled, wasm_f32x4_convert_i32x4(both)));
 }
 
 // Groups 2j and 2j + 1 of a Q4_K block (32 bytes of values, low nibbles for the first group, high
@@ -171,8 +206,8 @@ INLINE v128_t q4_K_groups(const int8_t *q8, v128_t low0, v128_t low1, v128_t hig
 // up once for the whole row), and its mins against the activations' sums in `mins_sums`. `low4` is
 // splat_bytes(0x0f).
 INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, int columns,
-                       v128_t low4, v128_t *dots, v128_t *mins_sums) {
-  const v128_t packed = q4_K_scales_and_mins(x->scales);
+                       q4_K_constants k, v128_t *dots, v128_t *mins_sums) {
+  const v128_t low4 = k.low4, packed = q4_K_scales_and_mins(x->scales, k);
   const v128_t scales = wasm_u16x8_extend_low_u8x16(packed), mins = wasm_u16x8_extend_high_u8x16(packed);
   for (int c = 0; c < columns; ++c) {
     mins_sums[c] = q4_K_mins_sums(&y[c][i], mins);
@@ -192,13 +227,16 @@ INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, i
 // The row `x` of n values against `columns` activation rows: sums[c] = x . y[c].
 INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
                      float *sums) {
-  const v128_t low4 = splat_bytes(0x0f);
-  for (int c = 0; c < columns; ++c) sums[c] = 0;
+  const q4_K_constants k = make_q4_K_constants();
+  const half_constants h = make_half_constants();
+  v128_t acc[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t dots[2], mins_sums[2];
-    q4_K_block(&x[i], y, i, columns, low4, dots, mins_sums);
-    for (int c = 0; c < columns; ++c) sums[c] = q4_K_add_block(sums[c], &x[i], &y[c][i], dots[c], mins_sums[c]);
+    q4_K_block(&x[i], y, i, columns, k, dots, mins_sums);
+    const v128_t scales = q4_K_block_scales(&x[i], h);
+    for (int c = 0; c < columns; ++c) acc[c] = q4_K_add_block(acc[c], scales, y[c][i].d, dots[c], mins_sums[c]);
   }
+  for (int c = 0; c < columns; ++c) sums[c] = wasm_f32x4_extract_lane(acc[c], 0) - wasm_f32x4_extract_lane(acc[c], 2);
 }
 
 // ggml's vec_dot contract. With nrc 1: *s = the dot product of row vx with activations vy (n
@@ -277,13 +315,14 @@ INLINE void q6_K_block(const block_q6_K *x, const block_q8_K *const *y, int i, i
 INLINE void q6_K_row(int n, const block_q6_K *x, const block_q8_K *const *y, int columns,
                      float *sums) {
   const v128_t low4 = splat_bytes(0x0f), top2 = splat_bytes(0x30);
+  const half_constants h = make_half_constants();
   v128_t total[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t acc[2];
     q6_K_block(&x[i], y, i, columns, low4, top2, acc);
-    const float d = half_to_float(x[i].d);
+    const v128_t d = block_scale(&x[i].d, h);
     for (int c = 0; c < columns; ++c) {
-      const v128_t scale = wasm_f32x4_splat(d * y[c][i].d);
+      const v128_t scale = wasm_f32x4_mul(d, wasm_f32x4_splat(y[c][i].d));
       total[c] = wasm_f32x4_add(total[c], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc[c]), scale));
     }
   }
@@ -309,8 +348,9 @@ _Static_assert(sizeof(block_q8_0) == 34, "block_q8_0");
 __attribute__((export_name("lmtab_dequantize_row_q8_0"))) void lmtab_dequantize_row_q8_0(
     const void *restrict vx, float *restrict y, int64_t k) {
   const block_q8_0 *x = vx;
+  const half_constants h = make_half_constants();
   for (int i = 0; i < (int) (k / 32); ++i, y += 32) {
-    const v128_t d = wasm_f32x4_splat(half_to_float(x[i].d));
+    const v128_t d = block_scale(&x[i].d, h);
     for (int half = 0; half < 2; ++half) {
       const v128_t q = wasm_v128_load(x[i].qs + 16 * half);
       const v128_t low = wasm_i16x8_extend_low_i8x16(q), high = wasm_i16x8_extend_high_i8x16(q);

@@ -238,6 +238,25 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
     expect(Array.from(got)).toEqual(Array.from(want));
   });
 
+  it('reads every half scale exactly: normal, subnormal, zeros, infinities and NaNs', () => {
+    // Q8_0 blocks of scale h and values [1, 0, ...]: the first float of each is h as a float.
+    const blocks = 1 << 16;
+    const at = memory.buffer.byteLength;
+    memory.grow(Math.ceil(((34 + 128) * blocks) / 65536));
+    const heap = new Uint8Array(memory.buffer);
+    for (let h = 0; h < blocks; h++) heap.set([h & 0xff, h >> 8, 1], at + 34 * h);
+    const out = at + 34 * blocks;
+    kernels.q8_0ToFloat(at, out, BigInt(32 * blocks));
+    const got = new Float32Array(memory.buffer, out, 32 * blocks);
+    const wrong: string[] = [];
+    for (let h = 0; h < blocks; h++) {
+      const want = Math.fround(halfBitsToNumber(h));
+      if (!Object.is(got[32 * h], want))
+        wrong.push(`0x${h.toString(16)}: ${got[32 * h]} for ${want}`);
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+
   it("takes ggml's tiles of 2 rows by 2 columns (nrc 2): s[0], s[1] against the first, s[bs], s[bs + 1] against the second", () => {
     const formats = [
       { kernel: kernels.q4_K, bytes: Q4_K_BYTES, blocks: q4KBlocks, reference: q4KReference },

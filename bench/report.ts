@@ -1,7 +1,7 @@
 import { embeddingTable } from './embeddings.js';
 import type { BenchResults, EngineRow } from './results.js';
 import type { Figure } from './stats.js';
-import { nativeFor } from './targets.js';
+import { nativeFor, oneClient } from './targets.js';
 
 const speed = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 const duration = (ms: number) =>
@@ -90,14 +90,12 @@ function transportTable(results: BenchResults): string {
 function concurrencyTable(results: BenchResults): string {
   const lines = ['| model | via | threads | clients | aggregate tok/s |', '|---|---|---|---|---|'];
   for (const row of results.concurrency) {
-    const one = results.concurrency.find(
-      (r) =>
-        r.via === row.via && r.size === row.size && r.threads === row.threads && r.clients === 1,
-    );
+    const one = oneClient(results.concurrency, row);
+    const model = `${row.size} ${row.quant ?? 'Q8_0'}`;
     lines.push(
       row.available
-        ? `| ${row.size} | ${row.via} | ${row.threads} | ${row.clients} | ${cell(row.aggregateTokS, speed, row.clients === 1 ? undefined : one?.aggregateTokS)} |`
-        : `| ${row.size} | ${row.via} | ${row.threads} | ${row.clients} | not measured: ${row.reason ?? ''} |`,
+        ? `| ${model} | ${row.via} | ${row.threads} | ${row.clients} | ${cell(row.aggregateTokS, speed, row.clients === 1 ? undefined : one?.aggregateTokS)} |`
+        : `| ${model} | ${row.via} | ${row.threads} | ${row.clients} | not measured: ${row.reason ?? ''} |`,
     );
   }
   return lines.join('\n');

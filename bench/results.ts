@@ -72,6 +72,8 @@ export interface TransportRow {
 /** Several clients at once through one transport. */
 export interface ConcurrencyRow {
   size: BenchSize;
+  /** The file's weight type; absent in runs that measured Q8_0 alone. */
+  quant?: BenchQuant;
   via: 'relay' | 'service worker';
   clients: number;
   threads: number;

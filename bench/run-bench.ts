@@ -515,14 +515,16 @@ async function concurrencyRows(
     }));
   for (const via of ['relay', 'service worker'] as const) {
     for (const clients of settings.clients) {
-      const base = { size: model.size, via, clients, threads };
+      const base = { size: model.size, quant: model.quant, via, clients, threads };
       if (via === 'relay' && !ctx.relayConnected) {
         rows.push({ ...base, available: false, reason: relayMissing });
         continue;
       }
       const aggregate: number[] = [];
       for (let run = 0; run < settings.runs; run++) {
-        log(`concurrency ${via} ${clients} clients ${model.size}: run ${run + 1}/${settings.runs}`);
+        log(
+          `concurrency ${via} ${clients} clients ${model.size} ${model.quant}: run ${run + 1}/${settings.runs}`,
+        );
         let wallMs: number;
         let timings: StreamTiming[];
         if (via === 'service worker') {
@@ -749,7 +751,10 @@ async function main(): Promise<void> {
     const first = models.find((m) => m.quant === 'Q8_0') ?? models[0]!;
     const transport =
       earlier || args['no-transports'] ? [] : await transportRows(ctx, first, allThreads);
-    const concurrency = earlier ? [] : await concurrencyRows(ctx, first, allThreads);
+    // 4 clients against 1 on each file of the first size: Q8_0, and Q4_K_M (the default download).
+    const concurrency: ConcurrencyRow[] = [];
+    for (const model of earlier ? [] : models.filter((m) => m.size === first.size))
+      concurrency.push(...(await concurrencyRows(ctx, model, allThreads)));
     const embeddings = earlier
       ? undefined
       : await embeddingRows({

@@ -98,4 +98,26 @@ describe('checkTargets', () => {
     });
     expect(check).toMatchObject({ met: true, measured: '16.0 against 10.0 tok/s (1.60x)' });
   });
+
+  it('compares 4 clients with 1 on the same file (runs before the quant was recorded were Q8_0)', () => {
+    const row = (clients: number, tokS: number, quant?: 'Q4_K_M'): ConcurrencyRow => ({
+      size: '350M',
+      quant,
+      via: 'service worker',
+      clients,
+      threads: 2,
+      available: true,
+      aggregateTokS: f(tokS),
+    });
+    const checks = checkTargets({
+      engines: [],
+      transport: [],
+      concurrency: [row(1, 30), row(4, 33), row(1, 50, 'Q4_K_M'), row(4, 80, 'Q4_K_M')],
+    });
+    expect(checks.map((c) => [c.met, c.measured])).toEqual([
+      [false, '33.0 against 30.0 tok/s (1.10x)'],
+      [true, '80.0 against 50.0 tok/s (1.60x)'],
+    ]);
+    expect(checks[1]?.target).toContain('(350M Q4_K_M, 2 threads)');
+  });
 });

@@ -91,11 +91,8 @@ export function checkTargets(figures: {
     }
   }
   for (const row of figures.concurrency.filter((r) => r.clients === 4)) {
-    const one = figures.concurrency.find(
-      (r) =>
-        r.via === row.via && r.size === row.size && r.threads === row.threads && r.clients === 1,
-    );
-    const label = `4 concurrent clients through the ${row.via} (${row.size}, ${threadsLabel(row.threads)})`;
+    const one = oneClient(figures.concurrency, row);
+    const label = `4 concurrent clients through the ${row.via} (${row.size} ${row.quant ?? 'Q8_0'}, ${threadsLabel(row.threads)})`;
     const four = median(row.aggregateTokS);
     const single = median(one?.aggregateTokS);
     checks.push(
@@ -112,4 +109,16 @@ export function checkTargets(figures: {
     );
   }
   return checks;
+}
+
+/** The one-client row that `row` (more clients) is compared with: same path, file and threads. */
+export function oneClient(rows: ConcurrencyRow[], row: ConcurrencyRow): ConcurrencyRow | undefined {
+  return rows.find(
+    (r) =>
+      r.via === row.via &&
+      r.size === row.size &&
+      (r.quant ?? 'Q8_0') === (row.quant ?? 'Q8_0') &&
+      r.threads === row.threads &&
+      r.clients === 1,
+  );
 }

@@ -206,8 +206,8 @@ const notes: Readonly<Record<string, string>> = {
   Q4_K_M: 'Recommended: fast and small with good quality.',
   Q5_K_M: 'Better quality than Q4; a little larger and slower.',
   Q6_K: 'Better quality, close to Q8_0; slower than Q4.',
-  // Measured in lmtab's CPU build (bench/NOTES.md): Q8_0's SIMD kernel outruns Q4_K_M's there.
-  Q8_0: 'Near-original quality, about twice the size of Q4; without WebGPU, faster than the recommended level.',
+  // Slower than Q4_K_M on lmtab's CPU build too, since its relaxed-SIMD K-quant kernels (bench/NOTES.md).
+  Q8_0: 'Near-original quality; about twice the size of Q4 and slower.',
   F16: 'Unquantized 16-bit weights: largest and slowest.',
   BF16: 'Unquantized 16-bit weights: largest and slowest.',
   F32: 'Full 32-bit weights: meant for conversion, too large for a tab.',

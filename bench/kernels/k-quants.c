@@ -16,6 +16,11 @@
 // lmtab's engine kernels and ggml's block layouts.
 #include "../../wasm/kernels/k-quants.c"
 
+// A half to a float, for the ggml and simd128 shapes (ggml's wasm build reads a table instead).
+static inline float half_to_float(uint16_t h) {
+  return wasm_f32x4_extract_lane(block_scale(&h, make_half_constants()), 0);
+}
+
 static inline int32_t sum_i32x4(v128_t v) {
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -176,9 +181,12 @@ static float q4_K_dot_add(int n, const block_q4_K *restrict x, const block_q8_K 
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t mins_sums;
     const v128_t dots = q4_K_block_dot_add(&x[i], &y[i], &mins_sums);
-    acc = q4_K_add_block(acc, q4_K_block_scales(&x[i], k), y[i].d, dots, mins_sums);
+    const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x[i].d));
+    acc = q4_K_add_blocks(acc, q4_K_block_sums(dots, mins_sums), wasm_i32x4_splat(0), halves,
+                          scale_pairs(&y[i].d, NULL), k);
   }
-  return wasm_f32x4_extract_lane(acc, 0) - wasm_f32x4_extract_lane(acc, 2);
+  return (wasm_f32x4_extract_lane(acc, 0) + wasm_f32x4_extract_lane(acc, 2)) -
+         (wasm_f32x4_extract_lane(acc, 1) + wasm_f32x4_extract_lane(acc, 3));
 }
 
 // ---- Q6_K x Q8_K ----

@@ -172,22 +172,33 @@ INLINE v128_t q4_K_mins_sums(const block_q8_K *y, v128_t mins) {
       wasm_i32x4_dot_i16x8(wasm_v128_load(y->bsums + 8), wasm_i16x8_shuffle(mins, mins, 4, 4, 5, 5, 6, 6, 7, 7)));
 }
 
-// Q4_K's block scales d and dmin (adjacent halves) as floats in lanes [d, d, dmin, dmin].
-INLINE v128_t q4_K_block_scales(const block_q4_K *x, half_constants k) {
-  const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x->d));
-  return halves_to_floats(wasm_i32x4_shuffle(halves, halves, 0, 0, 1, 1), k);
+// A Q4_K block's sums, values' (`dots`) and mins' (`mins_sums`), 4 lanes each, as 2 lanes:
+// [values, values, mins, mins] of partial sums.
+INLINE v128_t q4_K_block_sums(v128_t dots, v128_t mins_sums) {
+  return wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
+                        wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
 }
 
-// The row's 4 float lanes after one more block: `dots` (the values' sums) and `mins_sums` added up
-// into lanes [values, values, mins, mins], each scaled as ggml's kernel scales it (y->d times the
-// block's d, or dmin, times the sum) by `scales` (q4_K_block_scales) and `y_d`; the caller takes
-// lane 0 less lane 2 at the end of the row, as llama.cpp's x86 kernels keep the two apart.
-INLINE v128_t q4_K_add_block(v128_t acc, v128_t scales, float y_d, v128_t dots, v128_t mins_sums) {
-  v128_t both = wasm_i32x4_add(wasm_i32x4_shuffle(dots, mins_sums, 0, 1, 4, 5),
-                               wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
-  both = wasm_i32x4_add(both, wasm_i32x4_shuffle(both, both, 1, 0, 3, 2));
-  const v128_t scaled = wasm_f32x4_mul(wasm_f32x4_splat(y_d), scales);
-  return wasm_f32x4_add(acc, wasm_f32x4_mul(scaled, wasm_f32x4_convert_i32x4(both)));
+// The row's 4 float lanes after blocks a and b (b absent at the end of an odd row: `halves` and
+// `y_ds` then hold zeros in lanes 2 and 3, as does `block_b`). `block_a` and `block_b` are
+// q4_K_block_sums; `halves` the blocks' d and dmin, [d_a, dmin_a, d_b, dmin_b] in the low 16 bits of
+// each lane; `y_ds` the activations' scales [y_a, y_a, y_b, y_b]. Each sum is scaled as ggml's
+// kernel scales it (y->d times the block's d, or dmin, times the sum), and the lanes are
+// [values, mins, values, mins]: the caller takes lanes 0 and 2 less lanes 1 and 3 at the end of the
+// row, as llama.cpp's x86 kernels keep the two apart.
+INLINE v128_t q4_K_add_blocks(v128_t acc, v128_t block_a, v128_t block_b, v128_t halves, v128_t y_ds,
+                              half_constants k) {
+  const v128_t sums = wasm_i32x4_add(wasm_i32x4_shuffle(block_a, block_b, 0, 2, 4, 6),
+                                     wasm_i32x4_shuffle(block_a, block_b, 1, 3, 5, 7));
+  const v128_t scales = wasm_f32x4_mul(y_ds, halves_to_floats(halves, k));
+  return wasm_f32x4_add(acc, wasm_f32x4_mul(scales, wasm_f32x4_convert_i32x4(sums)));
+}
+
+// [y_a, y_a, y_b, y_b] from the two floats at `a` and `b` (a alone, the rest zero, when b is null).
+INLINE v128_t scale_pairs(const float *a, const float *b) {
+  v128_t v = wasm_v128_load32_zero(a);
+  if (b) v = wasm_v128_load32_lane(b, v, 1);
+  return wasm_i32x4_shuffle(v, v, 0, 0, 1, 1);
 }
 
 // Groups 2j and 2j + 1 of a Q4_K block (32 bytes of values, low nibbles for the first group, high
@@ -224,19 +235,41 @@ INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, i
   }
 }
 
-// The row `x` of n values against `columns` activation rows: sums[c] = x . y[c].
+// The row `x` of n values against `columns` activation rows: sums[c] = x . y[c]. Blocks go in
+// pairs, so that one vector conversion serves both blocks' d and dmin.
 INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
                      float *sums) {
   const q4_K_constants k = make_q4_K_constants();
   const half_constants h = make_half_constants();
   v128_t acc[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
-  for (int i = 0; i < n / QK_K; ++i) {
+  const int blocks = n / QK_K;
+  int i = 0;
+  for (; i + 1 < blocks; i += 2) {
+    v128_t dots[2][2], mins_sums[2][2];
+    q4_K_block(&x[i], y, i, columns, k, dots[0], mins_sums[0]);
+    q4_K_block(&x[i + 1], y, i + 1, columns, k, dots[1], mins_sums[1]);
+    const v128_t halves = wasm_u32x4_extend_low_u16x8(
+        wasm_v128_load32_lane(&x[i + 1].d, wasm_v128_load32_zero(&x[i].d), 1));
+    for (int c = 0; c < columns; ++c) {
+      acc[c] = q4_K_add_blocks(acc[c], q4_K_block_sums(dots[0][c], mins_sums[0][c]),
+                               q4_K_block_sums(dots[1][c], mins_sums[1][c]), halves,
+                               scale_pairs(&y[c][i].d, &y[c][i + 1].d), h);
+    }
+  }
+  if (i < blocks) {
     v128_t dots[2], mins_sums[2];
     q4_K_block(&x[i], y, i, columns, k, dots, mins_sums);
-    const v128_t scales = q4_K_block_scales(&x[i], h);
-    for (int c = 0; c < columns; ++c) acc[c] = q4_K_add_block(acc[c], scales, y[c][i].d, dots[c], mins_sums[c]);
+    const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x[i].d));
+    for (int c = 0; c < columns; ++c) {
+      acc[c] = q4_K_add_blocks(acc[c], q4_K_block_sums(dots[c], mins_sums[c]), wasm_i32x4_splat(0), halves,
+                               scale_pairs(&y[c][i].d, NULL), h);
+    }
   }
-  for (int c = 0; c < columns; ++c) sums[c] = wasm_f32x4_extract_lane(acc[c], 0) - wasm_f32x4_extract_lane(acc[c], 2);
+  for (int c = 0; c < columns; ++c) {
+    const v128_t a = acc[c];
+    sums[c] = (wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 2)) -
+              (wasm_f32x4_extract_lane(a, 1) + wasm_f32x4_extract_lane(a, 3));
+  }
 }
 
 // ggml's vec_dot contract. With nrc 1: *s = the dot product of row vx with activations vy (n

@@ -177,16 +177,15 @@ static inline v128_t q4_K_block_dot_add(const block_q4_K *x, const block_q8_K *y
 
 static float q4_K_dot_add(int n, const block_q4_K *restrict x, const block_q8_K *restrict y) {
   const half_constants k = make_half_constants();
-  v128_t acc = wasm_f32x4_splat(0);
+  float sum = 0;
   for (int i = 0; i < n / QK_K; ++i) {
     v128_t mins_sums;
     const v128_t dots = q4_K_block_dot_add(&x[i], &y[i], &mins_sums);
     const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x[i].d));
-    acc = q4_K_add_blocks(acc, q4_K_block_sums(dots, mins_sums), wasm_i32x4_splat(0), halves,
-                          scale_pairs(&y[i].d, NULL), k);
+    sum = q4_K_add_blocks(sum, q4_K_scaled_sums(q4_K_block_sums(dots, mins_sums), wasm_i32x4_splat(0),
+                                                halves, scale_pairs(&y[i].d, NULL), k));
   }
-  return (wasm_f32x4_extract_lane(acc, 0) + wasm_f32x4_extract_lane(acc, 2)) -
-         (wasm_f32x4_extract_lane(acc, 1) + wasm_f32x4_extract_lane(acc, 3));
+  return sum;
 }
 
 // ---- Q6_K x Q8_K ----

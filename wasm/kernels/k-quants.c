@@ -9,9 +9,8 @@
 // when its second operand lies in [0, 127], which Q4_K's 4-bit and Q6_K's unsigned 6-bit values do.
 // Their 16-bit pair sums are then scaled with one i32x4.dot_i16x8_s per group, the shape of
 // llama.cpp's AVX2 kernels. The sums are exact integers as in ggml's, and each block's are scaled as
-// ggml's are; the scaled blocks are then added in float lanes (Q4_K's values and mins apart, as
-// llama.cpp's x86 kernel keeps them, Q6_K in 4 lanes where ggml's uses 8), so only the last bits
-// of a row may differ from ggml's.
+// ggml's are; Q4_K then adds them up in ggml's order (its two terms nearly cancel), Q6_K in 4 float
+// lanes, as ggml's adds them in 8, so only the last bits of a Q6_K row may differ.
 //
 // Rules of this module: it imports the engine's memory and nothing else, and uses no stack, no
 // globals and no data (the engine's memory holds the engine's own stack and data at those
@@ -179,19 +178,26 @@ INLINE v128_t q4_K_block_sums(v128_t dots, v128_t mins_sums) {
                         wasm_i32x4_shuffle(dots, mins_sums, 2, 3, 6, 7));
 }
 
-// The row's 4 float lanes after blocks a and b (b absent at the end of an odd row: `halves` and
-// `y_ds` then hold zeros in lanes 2 and 3, as does `block_b`). `block_a` and `block_b` are
-// q4_K_block_sums; `halves` the blocks' d and dmin, [d_a, dmin_a, d_b, dmin_b] in the low 16 bits of
-// each lane; `y_ds` the activations' scales [y_a, y_a, y_b, y_b]. Each sum is scaled as ggml's
-// kernel scales it (y->d times the block's d, or dmin, times the sum), and the lanes are
-// [values, mins, values, mins]: the caller takes lanes 0 and 2 less lanes 1 and 3 at the end of the
-// row, as llama.cpp's x86 kernels keep the two apart.
-INLINE v128_t q4_K_add_blocks(v128_t acc, v128_t block_a, v128_t block_b, v128_t halves, v128_t y_ds,
-                              half_constants k) {
+// Blocks a and b's sums scaled as ggml's kernel scales them (y->d times the block's d, or dmin,
+// times the sum): [values_a, mins_a, values_b, mins_b]. `block_a` and `block_b` are
+// q4_K_block_sums (block_b zero at the end of an odd row, as are lanes 2 and 3 of `halves` and
+// `y_ds`); `halves` the blocks' d and dmin, [d_a, dmin_a, d_b, dmin_b] in the low 16 bits of each
+// lane; `y_ds` the activations' scales [y_a, y_a, y_b, y_b].
+INLINE v128_t q4_K_scaled_sums(v128_t block_a, v128_t block_b, v128_t halves, v128_t y_ds,
+                               half_constants k) {
   const v128_t sums = wasm_i32x4_add(wasm_i32x4_shuffle(block_a, block_b, 0, 2, 4, 6),
                                      wasm_i32x4_shuffle(block_a, block_b, 1, 3, 5, 7));
-  const v128_t scales = wasm_f32x4_mul(y_ds, halves_to_floats(halves, k));
-  return wasm_f32x4_add(acc, wasm_f32x4_mul(scales, wasm_f32x4_convert_i32x4(sums)));
+  return wasm_f32x4_mul(wasm_f32x4_mul(y_ds, halves_to_floats(halves, k)), wasm_f32x4_convert_i32x4(sums));
+}
+
+// The row's sum after blocks a and b (q4_K_scaled_sums), added in ggml's order: each block's
+// mins' term is taken away, then its values' term added. The two nearly cancel, so another order
+// rounds their difference otherwise; adding them in vector lanes moved log probabilities by 1e-3.
+INLINE float q4_K_add_blocks(float sum, v128_t scaled) {
+  sum -= wasm_f32x4_extract_lane(scaled, 1);
+  sum += wasm_f32x4_extract_lane(scaled, 0);
+  sum -= wasm_f32x4_extract_lane(scaled, 3);
+  return sum + wasm_f32x4_extract_lane(scaled, 2);
 }
 
 // [y_a, y_a, y_b, y_b] from the two floats at `a` and `b` (a alone, the rest zero, when b is null).
@@ -214,8 +220,7 @@ INLINE v128_t q4_K_groups(const int8_t *q8, v128_t low0, v128_t low1, v128_t hig
 
 // Block `x` against block `i` of `columns` activation rows `y` (1, or 2 for ggml's tiles), its
 // values unpacked once for all: each column's sums as 4 lanes in `dots` (the caller adds the lanes
-// up once for the whole row), and its mins against the activations' sums in `mins_sums`. `low4` is
-// splat_bytes(0x0f).
+// up once for the whole row), and its mins against the activations' sums in `mins_sums`.
 INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, int columns,
                        q4_K_constants k, v128_t *dots, v128_t *mins_sums) {
   const v128_t low4 = k.low4, packed = q4_K_scales_and_mins(x->scales, k);
@@ -236,12 +241,12 @@ INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, i
 }
 
 // The row `x` of n values against `columns` activation rows: sums[c] = x . y[c]. Blocks go in
-// pairs, so that one vector conversion serves both blocks' d and dmin.
+// pairs, so that one vector conversion and one scaling serve both blocks' d and dmin.
 INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int columns,
                      float *sums) {
   const q4_K_constants k = make_q4_K_constants();
   const half_constants h = make_half_constants();
-  v128_t acc[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+  for (int c = 0; c < columns; ++c) sums[c] = 0;
   const int blocks = n / QK_K;
   int i = 0;
   for (; i + 1 < blocks; i += 2) {
@@ -251,9 +256,9 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
     const v128_t halves = wasm_u32x4_extend_low_u16x8(
         wasm_v128_load32_lane(&x[i + 1].d, wasm_v128_load32_zero(&x[i].d), 1));
     for (int c = 0; c < columns; ++c) {
-      acc[c] = q4_K_add_blocks(acc[c], q4_K_block_sums(dots[0][c], mins_sums[0][c]),
-                               q4_K_block_sums(dots[1][c], mins_sums[1][c]), halves,
-                               scale_pairs(&y[c][i].d, &y[c][i + 1].d), h);
+      sums[c] = q4_K_add_blocks(sums[c], q4_K_scaled_sums(q4_K_block_sums(dots[0][c], mins_sums[0][c]),
+                                                          q4_K_block_sums(dots[1][c], mins_sums[1][c]),
+                                                          halves, scale_pairs(&y[c][i].d, &y[c][i + 1].d), h));
     }
   }
   if (i < blocks) {
@@ -261,14 +266,9 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
     q4_K_block(&x[i], y, i, columns, k, dots, mins_sums);
     const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x[i].d));
     for (int c = 0; c < columns; ++c) {
-      acc[c] = q4_K_add_blocks(acc[c], q4_K_block_sums(dots[c], mins_sums[c]), wasm_i32x4_splat(0), halves,
-                               scale_pairs(&y[c][i].d, NULL), h);
+      sums[c] = q4_K_add_blocks(sums[c], q4_K_scaled_sums(q4_K_block_sums(dots[c], mins_sums[c]), wasm_i32x4_splat(0),
+                                                          halves, scale_pairs(&y[c][i].d, NULL), h));
     }
-  }
-  for (int c = 0; c < columns; ++c) {
-    const v128_t a = acc[c];
-    sums[c] = (wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 2)) -
-              (wasm_f32x4_extract_lane(a, 1) + wasm_f32x4_extract_lane(a, 3));
   }
 }
 

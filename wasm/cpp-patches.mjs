@@ -15,11 +15,12 @@
 // 1. Flash attention reads the K and V rows of the next 8 cached positions together, every 8
 //    positions. ggml's loop reads one K row and one V row per position (a Q8_0 row of a 64-value
 //    head is 68 bytes, and the next position's lie all the heads' rows further on), computes, then
-//    goes on to the next. Natively the CPU's out-of-order window holds many such short iterations, and their
-//    reads overlap. In WebAssembly an iteration is a few hundred instructions, so the window holds
-//    one or two, and each row waited for memory in turn; WebAssembly has no prefetch instruction.
-//    The early reads are plain loads of one byte at each end of each row (their sum goes to a
-//    volatile, so that no compiler drops them); the results do not change.
+//    goes on to the next. Natively the CPU's out-of-order window holds many such short iterations,
+//    and their reads overlap. In WebAssembly an iteration is a few hundred instructions, so the
+//    window holds one or two, and each row waited for memory in turn; WebAssembly has no prefetch
+//    instruction. The early reads are plain loads of one byte at each end of each row (their sum
+//    goes to a volatile, so that no compiler drops them); the results do not change. The bench's
+//    native reference builds from its own copy of the sources, without this edit.
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

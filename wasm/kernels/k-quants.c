@@ -151,7 +151,8 @@ typedef struct {
 
 INLINE q4_K_constants make_q4_K_constants(void) {
   const int32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x30303030;
-  return (q4_K_constants){splat_bytes(0x0f), wasm_i32x4_make(opaque(low6), opaque(low4), opaque(low6), opaque(low4)),
+  return (q4_K_constants){splat_bytes(0x0f),
+                          wasm_i32x4_make(opaque(low6), opaque(low4), opaque(low6), opaque(low4)),
                           wasm_i32x4_make(0, opaque(top2), 0, opaque(top2))};
 }
 
@@ -160,7 +161,8 @@ INLINE v128_t q4_K_scales_and_mins(const uint8_t *packed, q4_K_constants k) {
   // [w0, w2, w1, w2 >> 4] and [w0, w0, w1, w1].
   const v128_t low = wasm_i32x4_shuffle(w, wasm_u32x4_shr(w, 4), 0, 2, 1, 6);
   const v128_t high = wasm_i32x4_shuffle(w, w, 0, 0, 1, 1);
-  return wasm_v128_or(wasm_v128_and(low, k.low_masks), wasm_v128_and(wasm_u32x4_shr(high, 2), k.high_masks));
+  return wasm_v128_or(wasm_v128_and(low, k.low_masks),
+                      wasm_v128_and(wasm_u32x4_shr(high, 2), k.high_masks));
 }
 
 // Each min (16-bit lanes 0-7 of `mins`) meets the sum of its 32 activations: two of Q8_K's 16-value
@@ -187,7 +189,8 @@ INLINE v128_t q4_K_scaled_sums(v128_t block_a, v128_t block_b, v128_t halves, v1
                                half_constants k) {
   const v128_t sums = wasm_i32x4_add(wasm_i32x4_shuffle(block_a, block_b, 0, 2, 4, 6),
                                      wasm_i32x4_shuffle(block_a, block_b, 1, 3, 5, 7));
-  return wasm_f32x4_mul(wasm_f32x4_mul(y_ds, halves_to_floats(halves, k)), wasm_f32x4_convert_i32x4(sums));
+  const v128_t scales = wasm_f32x4_mul(y_ds, halves_to_floats(halves, k));
+  return wasm_f32x4_mul(scales, wasm_f32x4_convert_i32x4(sums));
 }
 
 // The row's sum after blocks a and b (q4_K_scaled_sums), added in ggml's order: each block's
@@ -256,9 +259,10 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
     const v128_t halves = wasm_u32x4_extend_low_u16x8(
         wasm_v128_load32_lane(&x[i + 1].d, wasm_v128_load32_zero(&x[i].d), 1));
     for (int c = 0; c < columns; ++c) {
-      sums[c] = q4_K_add_blocks(sums[c], q4_K_scaled_sums(q4_K_block_sums(dots[0][c], mins_sums[0][c]),
-                                                          q4_K_block_sums(dots[1][c], mins_sums[1][c]),
-                                                          halves, scale_pairs(&y[c][i].d, &y[c][i + 1].d), h));
+      const v128_t a = q4_K_block_sums(dots[0][c], mins_sums[0][c]);
+      const v128_t b = q4_K_block_sums(dots[1][c], mins_sums[1][c]);
+      const v128_t y_ds = scale_pairs(&y[c][i].d, &y[c][i + 1].d);
+      sums[c] = q4_K_add_blocks(sums[c], q4_K_scaled_sums(a, b, halves, y_ds, h));
     }
   }
   if (i < blocks) {
@@ -266,8 +270,8 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
     q4_K_block(&x[i], y, i, columns, k, dots, mins_sums);
     const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x[i].d));
     for (int c = 0; c < columns; ++c) {
-      sums[c] = q4_K_add_blocks(sums[c], q4_K_scaled_sums(q4_K_block_sums(dots[c], mins_sums[c]), wasm_i32x4_splat(0),
-                                                          halves, scale_pairs(&y[c][i].d, NULL), h));
+      const v128_t a = q4_K_block_sums(dots[c], mins_sums[c]), y_ds = scale_pairs(&y[c][i].d, NULL);
+      sums[c] = q4_K_add_blocks(sums[c], q4_K_scaled_sums(a, wasm_i32x4_splat(0), halves, y_ds, h));
     }
   }
 }

@@ -108,6 +108,22 @@ const weightsAt = 1024;
 const activationsAt = 65536;
 const resultAt = 16;
 
+/** A row's dot product by ggml's definitions, block by block, and the magnitude of its terms. */
+function referenceRow(
+  blocks: Uint8Array[],
+  activations: Activations[],
+  reference: (block: Uint8Array, y: Activations) => { sum: number; magnitude: number },
+): { sum: number; magnitude: number } {
+  let sum = 0;
+  let magnitude = 0;
+  blocks.forEach((block, b) => {
+    const part = reference(block, activations[b]);
+    sum += part.sum;
+    magnitude += part.magnitude;
+  });
+  return { sum, magnitude };
+}
+
 function check(
   kernel: Kernel,
   blockBytes: number,
@@ -120,13 +136,7 @@ function check(
   writeQ8K(activationsAt, activations);
   kernel(QK_K * blocks.length, resultAt, 0, weightsAt, 0, activationsAt, 0, 1);
   const got = new DataView(memory.buffer).getFloat32(resultAt, true);
-  let sum = 0;
-  let magnitude = 0;
-  blocks.forEach((block, b) => {
-    const part = reference(block, activations[b]);
-    sum += part.sum;
-    magnitude += part.magnitude;
-  });
+  const { sum, magnitude } = referenceRow(blocks, activations, reference);
   // float32 arithmetic over exact integer sums: the error is a few ulps of the terms' magnitude.
   expect(Math.abs(got - sum)).toBeLessThanOrEqual(1e-6 * magnitude + 1e-30);
 }
@@ -278,13 +288,7 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
       const got = new Float32Array(memory.buffer, resultAt, bs + 2);
       for (const [r, row] of rows.entries()) {
         for (const [c, column] of columns.entries()) {
-          let sum = 0;
-          let magnitude = 0;
-          row.forEach((block, b) => {
-            const part = reference(block, column[b]);
-            sum += part.sum;
-            magnitude += part.magnitude;
-          });
+          const { sum, magnitude } = referenceRow(row, column, reference);
           expect(Math.abs(got[c * bs + r] - sum), `row ${r}, column ${c}`).toBeLessThanOrEqual(
             1e-6 * magnitude + 1e-30,
           );

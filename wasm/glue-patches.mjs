@@ -57,7 +57,7 @@ const tableAssignment = /wasmTable=Module\["asm"\]\["\w+"\];/g;
 
 /** The log line of a load whose engine runs lmtab's kernels, and of one that keeps ggml's. */
 export const kernelLogLines = {
-  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q4_K and Q6_K, SIMD Q8_0 to floats',
+  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q8_0, Q4_K and Q6_K, SIMD Q8_0 to floats',
   ggml: "lmtab-kernels: this browser has no relaxed SIMD; ggml's own dot products run",
 };
 

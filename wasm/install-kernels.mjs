@@ -1,5 +1,5 @@
 // Puts lmtab's kernels (wasm/kernels/, built by wasm/kernels/build.sh) into the committed CPU build:
-// finds ggml's Q4_K and Q6_K slots in lmtab-cpu.wasm, writes the glue that installs the kernels
+// finds ggml's Q8_0, Q4_K and Q6_K slots in lmtab-cpu.wasm, writes the glue that installs the kernels
 // there (wasm/glue-patches.mjs), and records the kernels, their compiler and flags, their slots and
 // every file's sha256 in manifest.json.
 // Usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER FLAG...
@@ -17,14 +17,19 @@ if (!dir || !kernelsPath || !compiler || flags.length === 0) {
   );
 }
 const kernels = readFileSync(kernelsPath);
-const { slots, entries } = findKernels(readFileSync(join(dir, 'lmtab-cpu.wasm')));
+const { slots, entries, f16Table } = findKernels(readFileSync(join(dir, 'lmtab-cpu.wasm')));
 const exportSlots = {
+  lmtab_vec_dot_q8_0_q8_0: slots.q8_0,
   lmtab_vec_dot_q4_K_q8_K: slots.q4_K,
   lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
   lmtab_dequantize_row_q8_0: slots.q8_0ToFloat,
 };
 // The dot products that take ggml's 2-by-2 tiles (wasm/kernels/k-quants.c, VEC_DOT_K).
-const tiles = { lmtab_vec_dot_q4_K_q8_K: entries.q4_K, lmtab_vec_dot_q6_K_q8_K: entries.q6_K };
+const tiles = {
+  lmtab_vec_dot_q8_0_q8_0: entries.q8_0,
+  lmtab_vec_dot_q4_K_q8_K: entries.q4_K,
+  lmtab_vec_dot_q6_K_q8_K: entries.q6_K,
+};
 const glue = withKernels(
   readFileSync(join(dir, 'lmtab-cpu.js'), 'utf8'),
   kernels,
@@ -42,6 +47,8 @@ manifest.kernels = {
   flags,
   slots: exportSlots,
   tiles,
+  // The address of ggml's table of halves, compiled into the Q8_0 kernel (build.sh).
+  f16Table,
   simdOpcodes: countSimdOpcodes(kernels),
 };
 for (const name of ['lmtab-cpu.js', 'lmtab-cpu.wasm', 'lmtab-kernels.wasm']) {

@@ -1,6 +1,6 @@
 // Finds, in lmtab's CPU build (lmtab-cpu.wasm), the function-table slots that hold the ggml
-// functions lmtab's kernels (wasm/kernels/) replace at load: the Q4_K and Q6_K dot products, and the
-// conversion of Q8_0 rows to floats.
+// functions lmtab's kernels (wasm/kernels/) replace at load: the Q8_0, Q4_K and Q6_K dot products,
+// and the conversion of Q8_0 rows to floats.
 //
 // ggml calls them through function pointers in two constant arrays indexed by ggml_type, and in
 // wasm32 a function pointer is a slot of the module's function table:
@@ -20,8 +20,9 @@ const VEC_DOT = '(i32,i32,i32,i32,i32,i32,i32,i32)->()';
 const TO_FLOAT = '(i32,i32,i64)->()';
 
 /**
- * The slots of ggml's Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table (`slots`),
- * and the addresses in the engine's memory of type_traits_cpu's Q4_K and Q6_K entries (`entries`):
+ * The slots of ggml's Q8_0, Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table
+ * (`slots`), and the addresses in the engine's memory of those dot products' type_traits_cpu entries
+ * (`entries`):
  * where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's mul_mat hands them tiles
  * of 2 rows by 2 columns (batches: prompts, several clients).
  */
@@ -33,6 +34,7 @@ export function findKernels(wasm) {
   const at = (array, entryBytes, type, field) =>
     u32(array.segment, array.at + entryOffset(entryBytes, type) + field);
   const slots = {
+    q8_0: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q8_0, 4),
     q4_K: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q4_K, 4),
     q6_K: at(cpu, CPU_ENTRY_BYTES, GGML_TYPE.Q6_K, 4),
     q8_0ToFloat: at(base, BASE_ENTRY_BYTES, GGML_TYPE.Q8_0, 32),
@@ -47,8 +49,55 @@ export function findKernels(wasm) {
     }
   }
   const cpuAddress = module.segmentAddress(cpu.segment) + cpu.at;
+  const f16Table = halfTableAddress(module.functionBody(module.tableFunction(slots.q8_0)));
   const entry = (type) => cpuAddress + entryOffset(CPU_ENTRY_BYTES, type);
-  return { slots, entries: { q4_K: entry(GGML_TYPE.Q4_K), q6_K: entry(GGML_TYPE.Q6_K) } };
+  return {
+    slots,
+    f16Table,
+    entries: {
+      q8_0: entry(GGML_TYPE.Q8_0),
+      q4_K: entry(GGML_TYPE.Q4_K),
+      q6_K: entry(GGML_TYPE.Q6_K),
+    },
+  };
+}
+
+/**
+ * The address of `ggml_table_f32_f16` in the engine's memory, from ggml's Q8_0 dot product, which
+ * reads each block's two scales there: `i32.load16_u 0; i32.const 2; i32.shl; i32.const ADDRESS;
+ * i32.add; f32.load 0`, twice, at one address.
+ */
+function halfTableAddress(body) {
+  const head = [0x2f, 0x01, 0x00, 0x41, 0x02, 0x74, 0x41];
+  const tail = [0x6a, 0x2a, 0x02, 0x00];
+  const addresses = new Set();
+  let reads = 0;
+  for (let i = body.indexOf(head[0]); i >= 0; i = body.indexOf(head[0], i + 1)) {
+    if (!head.every((byte, k) => body[i + k] === byte)) continue;
+    const { value, end } = sleb(body, i + head.length);
+    if (!tail.every((byte, k) => body[end + k] === byte)) continue;
+    addresses.add(value >>> 0);
+    reads++;
+  }
+  if (reads !== 2 || addresses.size !== 1) {
+    throw new Error(
+      `expected ggml's Q8_0 dot product to read its two scales from one table, found ${reads} reads at ${addresses.size} addresses`,
+    );
+  }
+  return [...addresses][0];
+}
+
+function sleb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  let byte;
+  do {
+    byte = bytes[at++];
+    value |= (byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte & 0x80);
+  if (shift < 32 && byte & 0x40) value |= -1 << shift;
+  return { value, end: at };
 }
 
 /** The one place in the data where entries Q8_0 to Q6_K of an array have `isArray`'s shape. */
@@ -142,6 +191,7 @@ function parseModule(wasm) {
   const elements = new Map();
   const data = [];
   let code = new Uint8Array();
+  const bodies = [];
   let importedFunctions = 0;
   while (at < wasm.length) {
     const id = wasm[at++];
@@ -191,6 +241,11 @@ function parseModule(wasm) {
       }
     } else if (id === 10) {
       code = wasm.subarray(at, end);
+      for (let count = leb(); count > 0; count--) {
+        const size = leb();
+        bodies.push(wasm.subarray(at, at + size));
+        at += size;
+      }
     } else if (id === 11) {
       for (let count = leb(); count > 0; count--) {
         const flags = leb();
@@ -227,6 +282,11 @@ function parseModule(wasm) {
     tableFunction(slot) {
       if (!elements.has(slot)) throw new Error(`table slot ${slot} is not initialised`);
       return elements.get(slot);
+    },
+    functionBody(index) {
+      const body = bodies[index - importedFunctions];
+      if (!body) throw new Error(`function ${index} has no body in this module`);
+      return body;
     },
     functionType(index) {
       if (index >= functionTypes.length) throw new Error(`function ${index} does not exist`);

@@ -25,6 +25,7 @@ interface Manifest {
     compiler: string;
     flags: string[];
     slots: Record<string, number>;
+    f16Table: number;
     simdOpcodes: { 'i16x8.relaxed_dot_i8x16_i7x16_s': number };
   };
 }
@@ -108,9 +109,10 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     );
   });
 
-  it("installs lmtab's kernels in the table slots of ggml's Q4_K and Q6_K dot products and Q8_0 to-float", () => {
-    const { slots, entries } = findKernels(read('lmtab-cpu.wasm'));
+  it("installs lmtab's kernels in the table slots of ggml's Q8_0, Q4_K and Q6_K dot products and Q8_0 to-float", () => {
+    const { slots, entries, f16Table } = findKernels(read('lmtab-cpu.wasm'));
     expect(manifest.kernels.slots).toEqual({
+      lmtab_vec_dot_q8_0_q8_0: slots.q8_0,
       lmtab_vec_dot_q4_K_q8_K: slots.q4_K,
       lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
       lmtab_dequantize_row_q8_0: slots.q8_0ToFloat,
@@ -127,9 +129,12 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(glue).toContain(`var lmtabKernelSlots=${JSON.stringify(manifest.kernels.slots)};`);
     // ggml's 2-by-2 tiles go to the dot products, at their type_traits_cpu entries.
     expect(manifest.kernels.tiles).toEqual({
+      lmtab_vec_dot_q8_0_q8_0: entries.q8_0,
       lmtab_vec_dot_q4_K_q8_K: entries.q4_K,
       lmtab_vec_dot_q6_K_q8_K: entries.q6_K,
     });
+    // The Q8_0 kernel was compiled with this build's address of ggml's table of halves.
+    expect(manifest.kernels.f16Table).toBe(f16Table);
     expect(glue).toContain(`var lmtabKernelTiles=${JSON.stringify(manifest.kernels.tiles)};`);
     expect(glue).toContain(`var lmtabKernelWasm="${kernels.toString('base64')}";`);
     expect(glue).toMatch(/wasmTable=Module\["asm"\]\["\w+"\];lmtabUseKernels\(wasmTable\);/);

@@ -20,7 +20,12 @@ ln -sf "$LLVM/wasm-ld" "$OUT/bin/wasm-ld-19"
 # strength reduction (-disable-lsr) clang keeps each load's constant offset in the load itself,
 # which V8 folds into the address; with it, every load first adds its offset to a pointer.
 FLAGS=(-O3 -msimd128 -mrelaxed-simd -matomics -mbulk-memory -mllvm -disable-lsr)
-PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 "${FLAGS[@]}" \
+# The Q8_0 kernel reads ggml's table of halves at its address in this engine build.
+F16_TABLE="$(node --input-type=module -e "
+import { readFileSync } from 'node:fs';
+import { findKernels } from '$ROOT/wasm/kernel-table.mjs';
+console.log(findKernels(readFileSync('$ROOT/wasm/prebuilt/lmtab-cpu.wasm')).f16Table);")"
+PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 "${FLAGS[@]}" -DLMTAB_F16_TABLE="$F16_TABLE" \
   -nostdlib -Wl,--no-entry -Wl,--import-memory -Wl,--shared-memory -Wl,--max-memory=4294967296 \
   -Wl,--strip-all -o "$OUT/lmtab-kernels.wasm" "$ROOT/wasm/kernels/k-quants.c"
 # The kernels run on the engine's memory: they must touch no stack, globals or data of their own.

@@ -1,4 +1,4 @@
-// lmtab's K-quant dot products for its CPU build, compiled by clang-19 with relaxed SIMD
+// lmtab's K-quant and Q8_0 dot products for its CPU build, compiled by clang-19 with relaxed SIMD
 // (wasm/kernels/build.sh) into a module of their own, lmtab-kernels.wasm. The glue puts them in
 // place of ggml's own kernels in the engine's function table where the browser has relaxed SIMD
 // (wasm/kernel-table.mjs, wasm/glue-patches.mjs).
@@ -11,6 +11,11 @@
 // llama.cpp's AVX2 kernels. The sums are exact integers as in ggml's, and each block's are scaled as
 // ggml's are; Q4_K then adds them up in ggml's order (its two terms nearly cancel), Q6_K in 4 float
 // lanes, as ggml's adds them in 8, so only the last bits of a Q6_K row may differ.
+//
+// Q8_0's weights are signed, so its tiles move each weight's sign to its activation first and
+// multiply by the magnitudes (llama.cpp's AVX2 kernel does the same with _mm256_sign_epi8): for one
+// row that costs what ggml's widening does, but in ggml's 2-by-2 tiles each block's weights and
+// activations are prepared once for four products. One row keeps ggml's arithmetic to the bit.
 //
 // Rules of this module: it imports the engine's memory and nothing else, and uses no stack, no
 // globals and no data (the engine's memory holds the engine's own stack and data at those
@@ -375,6 +380,142 @@ typedef struct {
 } block_q8_0;
 
 _Static_assert(sizeof(block_q8_0) == 34, "block_q8_0");
+
+// A Q8_0 block's 32 weights, ready for the relaxed dot: their magnitudes (the dot's operand in
+// [0, 127]) and where they are negative (all ones), in two 16-byte halves. A weight of -128, which
+// ggml's quantizer never writes (it rounds to [-127, 127]), is taken as -127: relaxed SIMD leaves a
+// magnitude of 128 to the hardware (pmaddubsw reads it as 128, Arm's sdot as -128).
+typedef struct {
+  v128_t magnitude[2], negative[2];
+} q8_0_weights;
+
+// The constants of the Q8_0 dot, built once per call: pair sums (16 bits) to 32-bit lanes, the
+// largest magnitude, and zero.
+typedef struct {
+  v128_t ones, largest, zero;
+} q8_0_constants;
+
+INLINE q8_0_constants make_q8_0_constants(void) {
+  return (q8_0_constants){wasm_i16x8_splat(opaque(1)), splat_bytes(127), splat_i32(0)};
+}
+
+INLINE q8_0_weights q8_0_load(const block_q8_0 *x, q8_0_constants k) {
+  q8_0_weights w;
+  for (int h = 0; h < 2; ++h) {
+    const v128_t v = wasm_v128_load(x->qs + 16 * h);
+    w.magnitude[h] = wasm_u8x16_min(wasm_i8x16_abs(v), k.largest);
+    w.negative[h] = wasm_i8x16_lt(v, k.zero);
+  }
+  return w;
+}
+
+// An activation block's 32 values and their negations (each within [-127, 127], as ggml's
+// quantizer writes them), loaded once for every row they meet.
+typedef struct {
+  v128_t value[2], negated[2];
+} q8_0_activations;
+
+INLINE q8_0_activations q8_0_activations_load(const block_q8_0 *y) {
+  q8_0_activations a;
+  for (int h = 0; h < 2; ++h) {
+    a.value[h] = wasm_v128_load(y->qs + 16 * h);
+    a.negated[h] = wasm_i8x16_neg(a.value[h]);
+  }
+  return a;
+}
+
+// Half h of the block's dot product as 4 partial sums: each weight's sign is moved to its
+// activation (a lane select, pblendvb on x86), and one relaxed dot multiplies the activations by
+// the magnitudes, 16 bytes at a time. The 16-bit pair sums reach 2 * 127 * 127 = 32,258, so each
+// half is widened to 32 bits by its own i32x4.dot_i16x8_s with ones. (The sign move written as
+// (a ^ m) - m is 2 operations, but clang rewrites it as a negation and three bitwise operations.)
+INLINE v128_t q8_0_half_dot(q8_0_weights w, q8_0_activations a, int h, q8_0_constants k) {
+  const v128_t signed_activations = wasm_i8x16_relaxed_laneselect(a.negated[h], a.value[h], w.negative[h]);
+  return wasm_i32x4_dot_i16x8(wasm_i16x8_relaxed_dot_i8x16_i7x16(signed_activations, w.magnitude[h]), k.ones);
+}
+
+INLINE v128_t q8_0_block_dot(q8_0_weights w, q8_0_activations a, q8_0_constants k) {
+  return wasm_i32x4_add(q8_0_half_dot(w, a, 0, k), q8_0_half_dot(w, a, 1, k));
+}
+
+// Four products' partial sums (4 lanes each) as one lane each: [a, b, c, d], exact integers.
+INLINE v128_t add_lanes4(v128_t a, v128_t b, v128_t c, v128_t d) {
+  const v128_t ab = wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+  const v128_t cd = wasm_i32x4_add(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+  return wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
+}
+
+// ggml's table of every half as a float (ggml_table_f32_f16, filled by ggml_cpu_init before any
+// dot product runs), at its address in the engine's memory: wasm/kernel-table.mjs reads it from
+// ggml's own Q8_0 dot product, and build.sh passes it in. Q8_0's two scales per 32 values make a
+// table read cheaper than the vector conversion above, which pays for Q4_K's and Q6_K's one per 256.
+#ifndef LMTAB_F16_TABLE
+#error "LMTAB_F16_TABLE (the address of ggml_table_f32_f16) is set by wasm/kernels/build.sh"
+#endif
+INLINE float half_value(const uint16_t *half) {
+  return ((const float *) LMTAB_F16_TABLE)[*half];
+}
+
+// Row x against one activation row y, n values, with ggml's wasm kernel's arithmetic: both sides
+// widened to 16 bits, 4 lanes of partial sums per block scaled and added in 4 float lanes, the
+// lanes added in order at the end. The same floats as ggml's kernel: flash attention's K·Q goes
+// through here at every cached position, and a tiny model's answer showed that another partition
+// of the lanes (the relaxed dot's) moves log probabilities by 5e-3 through the layers.
+INLINE float q8_0_row(int n, const block_q8_0 *x, const block_q8_0 *y) {
+  v128_t total = wasm_f32x4_splat(0);
+#pragma clang loop unroll_count(4)
+  for (const block_q8_0 *end = x + n / 32; x < end; ++x, ++y) {
+    v128_t sums[2];
+    for (int h = 0; h < 2; ++h) {
+      const v128_t xv = wasm_v128_load(x->qs + 16 * h), yv = wasm_v128_load(y->qs + 16 * h);
+      sums[h] = wasm_i32x4_add(
+          wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(xv), wasm_i16x8_extend_low_i8x16(yv)),
+          wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(xv), wasm_i16x8_extend_high_i8x16(yv)));
+    }
+    const v128_t scale = wasm_f32x4_splat(half_value(&x->d) * half_value(&y->d));
+    total = wasm_f32x4_add(total, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_add(sums[0], sums[1])), scale));
+  }
+  return wasm_f32x4_extract_lane(total, 0) + wasm_f32x4_extract_lane(total, 1) +
+         wasm_f32x4_extract_lane(total, 2) + wasm_f32x4_extract_lane(total, 3);
+}
+
+// Rows x0 and x1 against activation rows y0 and y1 (ggml's tile), block by block: each block's
+// weights and activations are loaded once for the four products, and each product's block sum is
+// scaled and added in its own lane, in ggml's generic kernel's order. [x0.y0, x0.y1, x1.y0, x1.y1].
+INLINE v128_t q8_0_tile(int n, const block_q8_0 *x0, const block_q8_0 *x1, const block_q8_0 *y0,
+                        const block_q8_0 *y1) {
+  const q8_0_constants k = make_q8_0_constants();
+  v128_t total = wasm_f32x4_splat(0);
+  for (const block_q8_0 *end = x0 + n / 32; x0 < end; ++x0, ++x1, ++y0, ++y1) {
+    const q8_0_weights w0 = q8_0_load(x0, k), w1 = q8_0_load(x1, k);
+    const q8_0_activations a0 = q8_0_activations_load(y0), a1 = q8_0_activations_load(y1);
+    const v128_t sums = add_lanes4(q8_0_block_dot(w0, a0, k), q8_0_block_dot(w0, a1, k),
+                                   q8_0_block_dot(w1, a0, k), q8_0_block_dot(w1, a1, k));
+    const v128_t d = wasm_f32x4_make(half_value(&x0->d), half_value(&x1->d), half_value(&y0->d),
+                                     half_value(&y1->d));
+    const v128_t scales = wasm_f32x4_mul(wasm_i32x4_shuffle(d, d, 0, 0, 1, 1), wasm_i32x4_shuffle(d, d, 2, 3, 2, 3));
+    total = wasm_f32x4_add(total, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sums), scales));
+  }
+  return total;
+}
+
+/**
+ * ggml's vec_dot contract for Q8_0 weights against Q8_0 activations (n a multiple of 32), as
+ * VEC_DOT_K's: one row by one column, or with nrc 2 ggml's tile of 2 rows by 2 columns. A tile's
+ * four products are ggml's generic kernel's to the bit, one row ggml's wasm kernel's.
+ */
+__attribute__((export_name("lmtab_vec_dot_q8_0_q8_0"))) void lmtab_vec_dot_q8_0_q8_0(
+    int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
+    const void *restrict vy, size_t by, int nrc) {
+  if (nrc == 2) {
+    const v128_t sums = q8_0_tile(n, vx, (const block_q8_0 *) ((const char *) vx + bx), vy,
+                                  (const block_q8_0 *) ((const char *) vy + by));
+    s[0] = wasm_f32x4_extract_lane(sums, 0), s[bs] = wasm_f32x4_extract_lane(sums, 1);
+    s[1] = wasm_f32x4_extract_lane(sums, 2), s[bs + 1] = wasm_f32x4_extract_lane(sums, 3);
+  } else {
+    *s = q8_0_row(n, vx, vy);
+  }
+}
 
 /**
  * dequantize_row_q8_0's contract: y = the k values (k a multiple of 32) as floats. ggml's flash

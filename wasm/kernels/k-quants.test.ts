@@ -27,7 +27,7 @@ type Kernel = (
 ) => void;
 
 let memory: WebAssembly.Memory;
-let kernels: { q4_K: Kernel; q6_K: Kernel; q8_0ToFloat: ToFloat };
+let kernels: { q8_0: Kernel; q4_K: Kernel; q6_K: Kernel; q8_0ToFloat: ToFloat };
 
 beforeAll(() => {
   // Node 20's V8 has relaxed SIMD behind a flag (Chromium and Node 22 ship it).
@@ -36,7 +36,14 @@ beforeAll(() => {
   const exports = new WebAssembly.Instance(new WebAssembly.Module(kernelsWasm), {
     env: { memory },
   }).exports as Record<string, Kernel & ToFloat>;
+  // The Q8_0 kernel reads ggml's table of halves as floats at its address in the engine.
+  const manifest = JSON.parse(
+    readFileSync(join(import.meta.dirname, '..', 'prebuilt', 'manifest.json'), 'utf8'),
+  ) as { kernels: { f16Table: number } };
+  const table = new Float32Array(memory.buffer, manifest.kernels.f16Table, 1 << 16);
+  for (let h = 0; h < 1 << 16; h++) table[h] = halfBitsToNumber(h);
   kernels = {
+    q8_0: exports.lmtab_vec_dot_q8_0_q8_0,
     q4_K: exports.lmtab_vec_dot_q4_K_q8_K,
     q6_K: exports.lmtab_vec_dot_q6_K_q8_K,
     q8_0ToFloat: exports.lmtab_dequantize_row_q8_0,
@@ -295,5 +302,129 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
         }
       }
     }
+  });
+
+  describe('Q8_0 x Q8_0', () => {
+    /** Q8_0 blocks (half d, 32 int8 values) of random scales, values in [-127, 127]. */
+    function q8_0Blocks(count: number, seed: number): Uint8Array {
+      const bytes = randomBytes(34 * count, seed);
+      for (let b = 0; b < count; b++) {
+        const half =
+          seed % 5 === 0 && b === 1 ? 0x0203 : randomHalf(bytes[34 * b], bytes[34 * b + 1]);
+        bytes.set([half & 0xff, half >> 8], 34 * b);
+        for (let j = 2; j < 34; j++) if (bytes[34 * b + j] === 0x80) bytes[34 * b + j] = 0x81;
+      }
+      return bytes;
+    }
+
+    /** ggml's generic dot product in float32, step by step: exact block sums, scales, in order. */
+    function ggmlDot(x: Uint8Array, y: Uint8Array, count: number): number {
+      const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset);
+      let sum = 0;
+      for (let b = 0; b < count; b++) {
+        let blockSum = 0;
+        for (let j = 2; j < 34; j++) {
+          blockSum += ((x[34 * b + j] << 24) >> 24) * ((y[34 * b + j] << 24) >> 24);
+        }
+        const dx = Math.fround(halfBitsToNumber(view(x).getUint16(34 * b, true)));
+        const dy = Math.fround(halfBitsToNumber(view(y).getUint16(34 * b, true)));
+        sum = Math.fround(sum + Math.fround(blockSum * Math.fround(dx * dy)));
+      }
+      return sum;
+    }
+
+    /** The kernel's one row by one column (nrc 1) of `count` blocks. */
+    function rowDot(x: Uint8Array, y: Uint8Array, count: number): number {
+      const heap = new Uint8Array(memory.buffer);
+      heap.set(x, weightsAt);
+      heap.set(y, activationsAt);
+      kernels.q8_0(32 * count, resultAt, 0, weightsAt, 0, activationsAt, 0, 1);
+      return new DataView(memory.buffer).getFloat32(resultAt, true);
+    }
+
+    /** The exact dot product and the magnitude of its terms (each block's sum times its scales). */
+    function exactDot(x: Uint8Array, y: Uint8Array, count: number) {
+      let sum = 0;
+      let magnitude = 0;
+      for (let b = 0; b < count; b++) {
+        const scale =
+          halfBitsToNumber(x[34 * b] | (x[34 * b + 1] << 8)) *
+          halfBitsToNumber(y[34 * b] | (y[34 * b + 1] << 8));
+        for (let j = 2; j < 34; j++) {
+          const term = ((x[34 * b + j] << 24) >> 24) * ((y[34 * b + j] << 24) >> 24) * scale;
+          sum += term;
+          magnitude += Math.abs(term);
+        }
+      }
+      return { sum, magnitude };
+    }
+
+    it('one row equals the value-by-value dot product, for 1 to 9 blocks', () => {
+      for (let seed = 1; seed <= 45; seed++) {
+        const count = 1 + (seed % 9);
+        const x = q8_0Blocks(count, seed);
+        const y = q8_0Blocks(count, seed + 1000);
+        const { sum, magnitude } = exactDot(x, y, count);
+        // Exact integer block sums, then float32 scaling and adding in 4 lanes.
+        expect(Math.abs(rowDot(x, y, count) - sum), `seed ${seed}`).toBeLessThanOrEqual(
+          1e-6 * magnitude + 1e-30,
+        );
+      }
+    });
+
+    it('at the extremes: weights and activations of -127 and 127 (pair sums of 32,258)', () => {
+      for (const [w, a] of [
+        [-127, -127],
+        [-127, 127],
+        [127, 127],
+      ]) {
+        const x = q8_0Blocks(3, 2);
+        const y = q8_0Blocks(3, 3);
+        for (let b = 0; b < 3; b++) {
+          x.fill(w & 0xff, 34 * b + 2, 34 * b + 34);
+          y.fill(a & 0xff, 34 * b + 2, 34 * b + 34);
+        }
+        const { sum, magnitude } = exactDot(x, y, 3);
+        expect(Math.abs(rowDot(x, y, 3) - sum)).toBeLessThanOrEqual(1e-6 * magnitude);
+      }
+    });
+
+    it("takes a weight of -128 (ggml's quantizer never writes one) as it is in one row, as -127 in a tile", () => {
+      const x = q8_0Blocks(2, 4);
+      const y = q8_0Blocks(2, 5);
+      x.fill(0x80, 2, 34);
+      const { sum, magnitude } = exactDot(x, y, 2);
+      expect(Math.abs(rowDot(x, y, 2) - sum)).toBeLessThanOrEqual(1e-6 * magnitude);
+      const heap = new Uint8Array(memory.buffer);
+      for (let copy = 0; copy < 2; copy++) {
+        heap.set(x, weightsAt + 68 * copy);
+        heap.set(y, activationsAt + 68 * copy);
+      }
+      kernels.q8_0(64, resultAt, 4, weightsAt, 68, activationsAt, 68, 2);
+      x.fill(0x81, 2, 34);
+      expect(new DataView(memory.buffer).getFloat32(resultAt, true)).toBe(ggmlDot(x, y, 2));
+    });
+
+    it("takes ggml's tiles (nrc 2), each of the four products equal to ggml's to the bit", () => {
+      for (const count of [1, 2, 5]) {
+        const rows = [q8_0Blocks(count, 21), q8_0Blocks(count, 22)];
+        const columns = [q8_0Blocks(count, 23), q8_0Blocks(count, 24)];
+        const heap = new Uint8Array(memory.buffer);
+        const rowBytes = 34 * count + 6;
+        const columnBytes = 34 * count + 10;
+        rows.forEach((row, r) => heap.set(row, weightsAt + r * rowBytes));
+        columns.forEach((column, c) => heap.set(column, activationsAt + c * columnBytes));
+        const bs = 8;
+        kernels.q8_0(32 * count, resultAt, bs, weightsAt, rowBytes, activationsAt, columnBytes, 2);
+        const got = new Float32Array(memory.buffer, resultAt, bs + 2);
+        for (const [r, row] of rows.entries()) {
+          for (const [c, column] of columns.entries()) {
+            expect(got[c * bs + r], `${count} blocks, row ${r}, column ${c}`).toBe(
+              ggmlDot(row, column, count),
+            );
+          }
+        }
+      }
+    });
   });
 });

@@ -359,6 +359,46 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
       return { sum, magnitude };
     }
 
+    /**
+     * ggml's wasm kernel in float32, step by step: per block, lane k of 4 holds the products of
+     * bytes 2k, 2k + 1, 2k + 8 and 2k + 9 of each 16-byte half, scaled and added to lane k; the
+     * lanes are added in order at the end.
+     */
+    function ggmlWasmDot(x: Uint8Array, y: Uint8Array, count: number): number {
+      const lanes = [0, 0, 0, 0];
+      for (let b = 0; b < count; b++) {
+        const dx = Math.fround(halfBitsToNumber(x[34 * b] | (x[34 * b + 1] << 8)));
+        const dy = Math.fround(halfBitsToNumber(y[34 * b] | (y[34 * b + 1] << 8)));
+        const scale = Math.fround(dx * dy);
+        for (let k = 0; k < 4; k++) {
+          let sum = 0;
+          for (const j of [
+            2 * k,
+            2 * k + 1,
+            2 * k + 8,
+            2 * k + 9,
+            16 + 2 * k,
+            17 + 2 * k,
+            24 + 2 * k,
+            25 + 2 * k,
+          ]) {
+            sum += ((x[34 * b + 2 + j] << 24) >> 24) * ((y[34 * b + 2 + j] << 24) >> 24);
+          }
+          lanes[k] = Math.fround(lanes[k] + Math.fround(sum * scale));
+        }
+      }
+      return Math.fround(Math.fround(Math.fround(lanes[0] + lanes[1]) + lanes[2]) + lanes[3]);
+    }
+
+    it("one row equals ggml's wasm kernel to the bit, for 1 to 9 blocks", () => {
+      for (let seed = 1; seed <= 45; seed++) {
+        const count = 1 + (seed % 9);
+        const x = q8_0Blocks(count, seed + 500);
+        const y = q8_0Blocks(count, seed + 1500);
+        expect(rowDot(x, y, count), `seed ${seed}`).toBe(ggmlWasmDot(x, y, count));
+      }
+    });
+
     it('one row equals the value-by-value dot product, for 1 to 9 blocks', () => {
       for (let seed = 1; seed <= 45; seed++) {
         const count = 1 + (seed % 9);

@@ -22,9 +22,8 @@ const TO_FLOAT = '(i32,i32,i64)->()';
 /**
  * The slots of ggml's Q8_0, Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table
  * (`slots`), and the addresses in the engine's memory of those dot products' type_traits_cpu entries
- * (`entries`):
- * where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's mul_mat hands them tiles
- * of 2 rows by 2 columns (batches: prompts, several clients).
+ * (`entries`): where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's mul_mat
+ * hands them tiles of 2 rows by 2 columns (batches: prompts, several clients).
  */
 export function findKernels(wasm) {
   const module = parseModule(wasm);
@@ -87,6 +86,7 @@ function halfTableAddress(body) {
   return [...addresses][0];
 }
 
+/** The signed LEB128 at `at` in `bytes`, and where it ends. */
 function sleb(bytes, at) {
   let value = 0;
   let shift = 0;
@@ -311,18 +311,8 @@ function uleb(value) {
 function constBefore(code, end) {
   for (let start = end - 2; start >= Math.max(0, end - 6); start--) {
     if (code[start] !== 0x41) continue;
-    let value = 0;
-    let shift = 0;
-    let at = start + 1;
-    let byte;
-    do {
-      byte = code[at++];
-      value |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80 && at < end);
-    if (at !== end || byte & 0x80) continue;
-    if (shift < 32 && byte & 0x40) value |= -1 << shift;
-    return value >>> 0;
+    const { value, end: after } = sleb(code, start + 1);
+    if (after === end) return value >>> 0;
   }
   return undefined;
 }

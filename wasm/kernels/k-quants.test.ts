@@ -317,17 +317,20 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
       return bytes;
     }
 
+    /** Block b's scale (its half d) as a number. */
+    const blockScale = (bytes: Uint8Array, b: number) =>
+      halfBitsToNumber(bytes[34 * b] | (bytes[34 * b + 1] << 8));
+
     /** ggml's generic dot product in float32, step by step: exact block sums, scales, in order. */
     function ggmlDot(x: Uint8Array, y: Uint8Array, count: number): number {
-      const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset);
       let sum = 0;
       for (let b = 0; b < count; b++) {
         let blockSum = 0;
         for (let j = 2; j < 34; j++) {
           blockSum += ((x[34 * b + j] << 24) >> 24) * ((y[34 * b + j] << 24) >> 24);
         }
-        const dx = Math.fround(halfBitsToNumber(view(x).getUint16(34 * b, true)));
-        const dy = Math.fround(halfBitsToNumber(view(y).getUint16(34 * b, true)));
+        const dx = Math.fround(blockScale(x, b));
+        const dy = Math.fround(blockScale(y, b));
         sum = Math.fround(sum + Math.fround(blockSum * Math.fround(dx * dy)));
       }
       return sum;
@@ -347,9 +350,7 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
       let sum = 0;
       let magnitude = 0;
       for (let b = 0; b < count; b++) {
-        const scale =
-          halfBitsToNumber(x[34 * b] | (x[34 * b + 1] << 8)) *
-          halfBitsToNumber(y[34 * b] | (y[34 * b + 1] << 8));
+        const scale = blockScale(x, b) * blockScale(y, b);
         for (let j = 2; j < 34; j++) {
           const term = ((x[34 * b + j] << 24) >> 24) * ((y[34 * b + j] << 24) >> 24) * scale;
           sum += term;
@@ -367,8 +368,8 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
     function ggmlWasmDot(x: Uint8Array, y: Uint8Array, count: number): number {
       const lanes = [0, 0, 0, 0];
       for (let b = 0; b < count; b++) {
-        const dx = Math.fround(halfBitsToNumber(x[34 * b] | (x[34 * b + 1] << 8)));
-        const dy = Math.fround(halfBitsToNumber(y[34 * b] | (y[34 * b + 1] << 8)));
+        const dx = Math.fround(blockScale(x, b));
+        const dy = Math.fround(blockScale(y, b));
         const scale = Math.fround(dx * dy);
         for (let k = 0; k < 4; k++) {
           let sum = 0;

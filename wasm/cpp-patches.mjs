@@ -21,6 +21,19 @@
 //    instruction. The early reads are plain loads of one byte at each end of each row (their sum
 //    goes to a volatile, so that no compiler drops them); the results do not change. The bench's
 //    native reference builds from its own copy of the sources, without this edit.
+// 2. mul_mat reads a type's nrows from type_traits_cpu through a volatile pointer. The table is
+//    const, every nrows in it is 1 on wasm, and lmtab's glue sets nrows to 2 in memory for the dot
+//    products that take tiles (wasm/glue-patches.mjs). The compiler may answer a comparison with
+//    the table as compiled: with a plain read, edit 3's `vec_dot_num_rows == 2` was decided false
+//    at compile time and its branch dropped (the engine's code grew by 28 bytes, and a prompt of 511
+//    tokens still ran at the one-row speed). ggml's own code passes the value on as read.
+// 3. mul_mat hands the dot product 2-by-2 tiles when src1 has an odd number of columns too. ggml
+//    gives up on tiles for the whole product when ne11 is odd or a chunk's share of columns is odd
+//    (its check keeps a pair of columns from straddling two matrices of a batched product). So a
+//    prompt of 511 tokens, or a step of 3 clients' tokens, ran every weight through the one-row
+//    kernel, 1.3 to 1.4 times slower per token than a tile. For a single matrix (ne12*ne13 == 1) no
+//    pair can straddle anything: the even part of a chunk's columns now goes in tiles and its last
+//    column alone. Batched products (attention without flash attention) keep ggml's rule.
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +68,29 @@ export const llamaCppPatches = [
                 lmtab_early_reads = early;
             }
             const float mv = mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;`,
+  },
+  {
+    file: 'ggml/src/ggml-cpu/ggml-cpu.c',
+    from: `    int64_t                  const vec_dot_num_rows     = type_traits_cpu[src0->type].nrows;`,
+    to: `    // lmtab (wasm/cpp-patches.mjs): read at run time, where the glue may have set it to 2.
+    int64_t                  const vec_dot_num_rows     = ((const volatile struct ggml_type_traits_cpu *) type_traits_cpu)[src0->type].nrows;`,
+  },
+  {
+    file: 'ggml/src/ggml-cpu/ggml-cpu.c',
+    from: `            num_rows_per_vec_dot = 1;
+        }
+        ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, num_rows_per_vec_dot, ir0_start, ir0_end, ir1_start, ir1_end);`,
+    to: `            num_rows_per_vec_dot = 1;
+        }
+        // lmtab (wasm/cpp-patches.mjs): one matrix's odd column count, its even part in tiles.
+        int64_t lmtab_ir1_rows_start = ir1_start;
+        const int64_t lmtab_ir1_pairs_end = ir1_start + ((ir1_end - ir1_start) & ~(int64_t) 1);
+        if (num_rows_per_vec_dot == 1 && vec_dot_num_rows == 2 && ne12 * ne13 == 1 && nr0 % 2 == 0 &&
+            (ir0_end - ir0_start) % 2 == 0 && lmtab_ir1_pairs_end > ir1_start) {
+            ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, 2, ir0_start, ir0_end, ir1_start, lmtab_ir1_pairs_end);
+            lmtab_ir1_rows_start = lmtab_ir1_pairs_end;
+        }
+        ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, num_rows_per_vec_dot, ir0_start, ir0_end, lmtab_ir1_rows_start, ir1_end);`,
   },
 ];
 

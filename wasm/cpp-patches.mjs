@@ -31,9 +31,10 @@
 //    gives up on tiles for the whole product when ne11 is odd or a chunk's share of columns is odd
 //    (its check keeps a pair of columns from straddling two matrices of a batched product). So a
 //    prompt of 511 tokens, or a step of 3 clients' tokens, ran every weight through the one-row
-//    kernel, 1.3 to 1.4 times slower per token than a tile. For a single matrix (ne12*ne13 == 1) no
-//    pair can straddle anything: the even part of a chunk's columns now goes in tiles and its last
-//    column alone. Batched products (attention without flash attention) keep ggml's rule.
+//    kernel (a 511-token prompt at 34.2 tok/s on Q8_0 and 1 thread, against 49.7 now; Q4_K_M 57.8
+//    against 66.7). For a single matrix (ne12*ne13 == 1) no pair can straddle anything: the even
+//    part of a chunk's columns now goes in tiles and its last column alone. Batched products
+//    (attention without flash attention) keep ggml's rule.
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -13,7 +13,11 @@
 #include <stdint.h>
 #include <wasm_simd128.h>
 
-// lmtab's engine kernels and ggml's block layouts.
+// lmtab's engine kernels and ggml's block layouts. Their Q8_0 dot product reads block scales from
+// ggml's table of halves at an address compiled in (wasm/kernels/build.sh); here, this module's own
+// table, which stays zero: Q8_0 is not timed here (q8_0-tiles.c times it).
+static float half_table[65536];
+#define LMTAB_F16_TABLE ((uintptr_t) half_table)
 #include "../../wasm/kernels/k-quants.c"
 
 // A half to a float, for the ggml and simd128 shapes (ggml's wasm build reads a table instead).

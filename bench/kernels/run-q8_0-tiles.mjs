@@ -2,36 +2,12 @@
 // run-k-quants.mjs does) and times lmtab's Q8_0 dot product for 4 tokens at once in Chromium, one row
 // at a time, in ggml's 2-by-2 tiles and in tiles of 2 rows by 4 tokens; medians of 24 passes of 40
 // runs each after one warm-up, and how many products differ from the 2-by-2 tile's in any bit.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { buildWithClang } from './clang.mjs';
 import { withKernelPage } from './page.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, '..', '.cache', 'kernels');
-const llvm = '/usr/lib/llvm-19/bin';
-mkdirSync(join(out, 'bin'), { recursive: true });
-if (!existsSync(join(out, 'bin', 'wasm-ld-19')))
-  symlinkSync(join(llvm, 'wasm-ld'), join(out, 'bin', 'wasm-ld-19'));
-// The engine's kernels' code flags (from the manifest), without the shared memory the engine needs.
-const manifest = JSON.parse(
-  readFileSync(join(here, '..', '..', 'wasm', 'prebuilt', 'manifest.json'), 'utf8'),
-);
-const flags = manifest.kernels.flags.filter(
-  (flag) => !['-matomics', '-mbulk-memory'].includes(flag),
-);
-execFileSync(
-  join(llvm, 'clang'),
-  [
-    ...['--target=wasm32', ...flags, '-nostdlib', '-Wl,--no-entry'],
-    ...[join(here, 'q8_0-tiles.c'), '-o', join(out, 'q8_0-tiles.wasm')],
-  ],
-  { stdio: 'inherit', env: { PATH: join(out, 'bin') } },
-);
 const files = {
   '/': ['text/html', '<!doctype html>'],
-  '/q8_0-tiles.wasm': ['application/wasm', readFileSync(join(out, 'q8_0-tiles.wasm'))],
+  '/q8_0-tiles.wasm': ['application/wasm', buildWithClang('q8_0-tiles.c')],
 };
 await withKernelPage(files, async (page) => {
   const rows = await page.evaluate(async () => {

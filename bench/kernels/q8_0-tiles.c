@@ -33,17 +33,13 @@ static void tile_2x4(const block_q8_0 *x0, const block_q8_0 *x1, const block_q8_
   for (int b = 0; b < N / 32; ++b) {
     v128_t sums[2 * TOKENS];
     for (int i = 0; i < 2 * TOKENS; ++i) sums[i] = splat_i32(0);
+    // The engine kernel's helpers, one half at a time: the other half's loads are dead and dropped.
     for (int h = 0; h < 2; ++h) {
-      const v128_t v0 = wasm_v128_load(x0[b].qs + 16 * h), v1 = wasm_v128_load(x1[b].qs + 16 * h);
-      const v128_t magnitude0 = wasm_u8x16_min(wasm_i8x16_abs(v0), k.largest);
-      const v128_t magnitude1 = wasm_u8x16_min(wasm_i8x16_abs(v1), k.largest);
-      const v128_t negative0 = wasm_i8x16_lt(v0, k.zero), negative1 = wasm_i8x16_lt(v1, k.zero);
+      const q8_0_weights w0 = q8_0_load(&x0[b], k), w1 = q8_0_load(&x1[b], k);
       for (int c = 0; c < TOKENS; ++c) {
-        const v128_t a = wasm_v128_load(ys[c][b].qs + 16 * h), negated = wasm_i8x16_neg(a);
-        const v128_t s0 = wasm_i8x16_relaxed_laneselect(negated, a, negative0);
-        const v128_t s1 = wasm_i8x16_relaxed_laneselect(negated, a, negative1);
-        sums[c] = wasm_i32x4_add(sums[c], wasm_i32x4_dot_i16x8(wasm_i16x8_relaxed_dot_i8x16_i7x16(s0, magnitude0), k.ones));
-        sums[TOKENS + c] = wasm_i32x4_add(sums[TOKENS + c], wasm_i32x4_dot_i16x8(wasm_i16x8_relaxed_dot_i8x16_i7x16(s1, magnitude1), k.ones));
+        const q8_0_activations a = q8_0_activations_load(&ys[c][b]);
+        sums[c] = wasm_i32x4_add(sums[c], q8_0_half_dot(w0, a, h, k));
+        sums[TOKENS + c] = wasm_i32x4_add(sums[TOKENS + c], q8_0_half_dot(w1, a, h, k));
       }
     }
     const v128_t d = wasm_f32x4_make(half_value(&ys[0][b].d), half_value(&ys[1][b].d),

@@ -22,19 +22,22 @@
 //    goes to a volatile, so that no compiler drops them); the results do not change. The bench's
 //    native reference builds from its own copy of the sources, without this edit.
 // 2. mul_mat reads a type's nrows from type_traits_cpu through a volatile pointer. The table is
-//    const, every nrows in it is 1 on wasm, and lmtab's glue sets nrows to 2 in memory for the dot
+//    const, every nrows in it is 1 on wasm, and lmtab's glue sets nrows to 4 in memory for the dot
 //    products that take tiles (wasm/glue-patches.mjs). The compiler may answer a comparison with
-//    the table as compiled: with a plain read, edit 3's `vec_dot_num_rows == 2` was decided false
-//    at compile time and its branch dropped (the engine's code grew by 28 bytes, and a prompt of 511
-//    tokens still ran at the one-row speed). ggml's own code passes the value on as read.
-// 3. mul_mat hands the dot product 2-by-2 tiles when src1 has an odd number of columns too. ggml
-//    gives up on tiles for the whole product when ne11 is odd or a chunk's share of columns is odd
-//    (its check keeps a pair of columns from straddling two matrices of a batched product). So a
-//    prompt of 511 tokens, or a step of 3 clients' tokens, ran every weight through the one-row
-//    kernel (a 511-token prompt at 34.2 tok/s on Q8_0 and 1 thread, against 49.7 now; Q4_K_M 57.8
-//    against 66.7). For a single matrix (ne12*ne13 == 1) no pair can straddle anything: the even
-//    part of a chunk's columns now goes in tiles and its last column alone. Batched products
-//    (attention without flash attention) keep ggml's rule.
+//    the table as compiled: with a plain read, an earlier form of edit 3 (`vec_dot_num_rows == 2`)
+//    was decided false at compile time and its branch dropped (the engine's code grew by 28 bytes,
+//    and a prompt of 511 tokens still ran at the one-row speed).
+// 3. mul_mat hands lmtab's kernels (nrows 4) tiles of 4 rows by 4 columns, then of 2 by 2, then
+//    single columns. ggml's tiles are 2 by 2 at most, and ggml gives up on them for the whole
+//    product when ne11 is odd or a chunk's share of columns is odd (its check keeps a pair of
+//    columns from straddling two matrices of a batched product). A tile's rows are prepared once
+//    for all its columns, so 4 clients' decode step or a prompt costs less per token in tiles of
+//    4; and a prompt of 511 tokens, or a step of 3 clients' tokens, no longer runs every weight
+//    through the one-row kernel (511 tokens on Q8_0 and 1 thread: 34.2 tok/s with ggml's rule,
+//    49.7 with tiles). This applies to a single matrix (ne12*ne13 == 1), where nothing can
+//    straddle; batched products (attention without flash attention) keep ggml's rule, with 2 by 2
+//    tiles at most. Each tile size runs where the chunk's rows divide by it.
+// 4. mul_mat_one_chunk's buffer of results holds 4 columns of 16 rows (ggml's, 2 columns).
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,25 +76,48 @@ export const llamaCppPatches = [
   {
     file: 'ggml/src/ggml-cpu/ggml-cpu.c',
     from: `    int64_t                  const vec_dot_num_rows     = type_traits_cpu[src0->type].nrows;`,
-    to: `    // lmtab (wasm/cpp-patches.mjs): read at run time, where the glue may have set it to 2.
+    to: `    // lmtab (wasm/cpp-patches.mjs): read at run time, where the glue may have set it to 4.
     int64_t                  const vec_dot_num_rows     = ((const volatile struct ggml_type_traits_cpu *) type_traits_cpu)[src0->type].nrows;`,
   },
   {
     file: 'ggml/src/ggml-cpu/ggml-cpu.c',
-    from: `            num_rows_per_vec_dot = 1;
+    from: `        int64_t num_rows_per_vec_dot = vec_dot_num_rows;
+
+        // these checks are needed to avoid crossing dim1 boundaries
+        // can be optimized, but the logic would become more complicated, so keeping it like this for simplicity
+        if ((nr0 % 2 != 0) || (ne11 % 2 != 0) || ((ir0_end - ir0_start) % 2 != 0) || ((ir1_end - ir1_start) % 2 != 0)) {
+            num_rows_per_vec_dot = 1;
         }
         ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, num_rows_per_vec_dot, ir0_start, ir0_end, ir1_start, ir1_end);`,
-    to: `            num_rows_per_vec_dot = 1;
+    to: `        // lmtab (wasm/cpp-patches.mjs): lmtab's kernels (nrows 4) take tiles of 4 and of 2. One
+        // matrix's columns go in tiles of 4, then 2, then 1, each size where the rows divide by it.
+        if (vec_dot_num_rows == 4 && ne12 * ne13 == 1) {
+            int64_t lmtab_ir1 = ir1_start;
+            for (int64_t lmtab_tile = 4; lmtab_tile >= 1; lmtab_tile /= 2) {
+                const int64_t lmtab_end = lmtab_ir1 + (ir1_end - lmtab_ir1) / lmtab_tile * lmtab_tile;
+                if (lmtab_end > lmtab_ir1 && nr0 % lmtab_tile == 0 && (ir0_end - ir0_start) % lmtab_tile == 0) {
+                    ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, lmtab_tile, ir0_start, ir0_end, lmtab_ir1, lmtab_end);
+                    lmtab_ir1 = lmtab_end;
+                }
+            }
+        } else {
+        int64_t num_rows_per_vec_dot = vec_dot_num_rows == 4 ? 2 : vec_dot_num_rows;
+
+        // these checks are needed to avoid crossing dim1 boundaries
+        // can be optimized, but the logic would become more complicated, so keeping it like this for simplicity
+        if ((nr0 % 2 != 0) || (ne11 % 2 != 0) || ((ir0_end - ir0_start) % 2 != 0) || ((ir1_end - ir1_start) % 2 != 0)) {
+            num_rows_per_vec_dot = 1;
         }
-        // lmtab (wasm/cpp-patches.mjs): one matrix's odd column count, its even part in tiles.
-        int64_t lmtab_ir1_rows_start = ir1_start;
-        const int64_t lmtab_ir1_pairs_end = ir1_start + ((ir1_end - ir1_start) & ~(int64_t) 1);
-        if (num_rows_per_vec_dot == 1 && vec_dot_num_rows == 2 && ne12 * ne13 == 1 && nr0 % 2 == 0 &&
-            (ir0_end - ir0_start) % 2 == 0 && lmtab_ir1_pairs_end > ir1_start) {
-            ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, 2, ir0_start, ir0_end, ir1_start, lmtab_ir1_pairs_end);
-            lmtab_ir1_rows_start = lmtab_ir1_pairs_end;
-        }
-        ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, num_rows_per_vec_dot, ir0_start, ir0_end, lmtab_ir1_rows_start, ir1_end);`,
+        ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, num_rows_per_vec_dot, ir0_start, ir0_end, ir1_start, ir1_end);
+        }`,
+  },
+  {
+    file: 'ggml/src/ggml-cpu/ggml-cpu.c',
+    from: `    // 16 * 2, accounting for mmla kernels
+    float tmp[32];`,
+    to: `    // 16 * 2, accounting for mmla kernels
+    // lmtab (wasm/cpp-patches.mjs): 16 * 4, for lmtab's tiles of 4 columns.
+    float tmp[64];`,
   },
 ];
 

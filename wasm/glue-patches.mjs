@@ -64,8 +64,8 @@ export const kernelLogLines = {
 /**
  * The glue installing `kernelsWasm`'s exports in the table `slots` (export name -> slot) at
  * instantiation. `tiles` (export name -> address of its type_traits_cpu entry in the engine's
- * memory) names the dot products that also take ggml's tiles of 2 rows by 2 columns: the main
- * thread sets their entries' nrows (an int64 at +16, after the vec_dot slot at +4) from 1 to 2,
+ * memory) names the dot products that also take tiles of 4 rows by 4 columns and of 2 by 2: the main
+ * thread sets their entries' nrows (an int64 at +16, after the vec_dot slot at +4) from 1 to 4,
  * once it has checked that the entry holds that slot and nrows 1. A glue that has kernels already
  * gets them replaced.
  */
@@ -84,7 +84,7 @@ export function withKernels(glue, kernelsWasm, slots, tiles = {}) {
     'if(ENVIRONMENT_IS_PTHREAD)return;',
     'var words=new Int32Array(wasmMemory.buffer);',
     'for(var name in lmtabKernelTiles){var at=lmtabKernelTiles[name]>>2;',
-    'if(words[at+1]===lmtabKernelSlots[name]&&words[at+4]===1&&words[at+5]===0)words[at+4]=2}',
+    'if(words[at+1]===lmtabKernelSlots[name]&&words[at+4]===1&&words[at+5]===0)words[at+4]=4}',
     `err(${JSON.stringify(kernelLogLines.relaxed)})}`,
     kernelsEnd,
   ].join('');

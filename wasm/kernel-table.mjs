@@ -22,8 +22,9 @@ const TO_FLOAT = '(i32,i32,i64)->()';
 /**
  * The slots of ggml's Q8_0, Q4_K and Q6_K dot products and its Q8_0 to-float in `wasm`'s table
  * (`slots`), and the addresses in the engine's memory of those dot products' type_traits_cpu entries
- * (`entries`): where lmtab's kernels run, the glue sets their nrows to 2, so that ggml's mul_mat
- * hands them tiles of 2 rows by 2 columns (batches: prompts, several clients).
+ * (`entries`): where lmtab's kernels run, the glue sets their nrows to 4, so that ggml's mul_mat
+ * (as wasm/cpp-patches.mjs edits it) hands them tiles of 4 rows by 4 columns and of 2 by 2
+ * (batches: prompts, several clients).
  */
 export function findKernels(wasm) {
   const module = parseModule(wasm);

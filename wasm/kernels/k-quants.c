@@ -14,8 +14,9 @@
 //
 // Q8_0's weights are signed, so its tiles move each weight's sign to its activation first and
 // multiply by the magnitudes (llama.cpp's AVX2 kernel does the same with _mm256_sign_epi8): for one
-// row that costs what ggml's widening does, but in ggml's 2-by-2 tiles each block's weights and
-// activations are prepared once for four products. One row keeps ggml's arithmetic to the bit.
+// row that costs what ggml's widening does, but in a tile each block's weights and activations
+// are prepared once for several products (4 in ggml's 2-by-2 tiles, 8 in the halves of the 4-by-4
+// tiles that lmtab's edit of mul_mat hands over). One row keeps ggml's arithmetic to the bit.
 //
 // Rules of this module: it imports the engine's memory and nothing else, and uses no stack, no
 // globals and no data (the engine's memory holds the engine's own stack and data at those
@@ -29,6 +30,10 @@
 #define INLINE static inline __attribute__((always_inline))
 
 #define QK_K 256
+
+// The most activation rows (columns) a row of weights meets in one call: ggml's mul_mat, as lmtab's
+// build edits it (wasm/cpp-patches.mjs), hands these kernels tiles of 4 rows by 4 columns.
+#define MAX_COLUMNS 4
 
 // ggml's block layouts (ggml-common.h): 256 values each.
 typedef struct {
@@ -226,7 +231,7 @@ INLINE v128_t q4_K_groups(const int8_t *q8, v128_t low0, v128_t low1, v128_t hig
   return scale_pair(low, high, scales);
 }
 
-// Block `x` against block `i` of `columns` activation rows `y` (1, or 2 for ggml's tiles), its
+// Block `x` against block `i` of `columns` activation rows `y` (1, 2 or 4 for the tiles), its
 // values unpacked once for all: each column's sums as 4 lanes in `dots` (the caller adds the lanes
 // up once for the whole row), and its mins against the activations' sums in `mins_sums`.
 INLINE void q4_K_block(const block_q4_K *x, const block_q8_K *const *y, int i, int columns,
@@ -258,7 +263,7 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
   const int blocks = n / QK_K;
   int i = 0;
   for (; i + 1 < blocks; i += 2) {
-    v128_t dots[2][2], mins_sums[2][2];
+    v128_t dots[2][MAX_COLUMNS], mins_sums[2][MAX_COLUMNS];
     q4_K_block(&x[i], y, i, columns, k, dots[0], mins_sums[0]);
     q4_K_block(&x[i + 1], y, i + 1, columns, k, dots[1], mins_sums[1]);
     const v128_t halves = wasm_u32x4_extend_low_u16x8(
@@ -271,7 +276,7 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
     }
   }
   if (i < blocks) {
-    v128_t dots[2], mins_sums[2];
+    v128_t dots[MAX_COLUMNS], mins_sums[MAX_COLUMNS];
     q4_K_block(&x[i], y, i, columns, k, dots, mins_sums);
     const v128_t halves = wasm_u32x4_extend_low_u16x8(wasm_v128_load32_zero(&x[i].d));
     for (int c = 0; c < columns; ++c) {
@@ -282,26 +287,34 @@ INLINE void q4_K_row(int n, const block_q4_K *x, const block_q8_K *const *y, int
 }
 
 // ggml's vec_dot contract. With nrc 1: *s = the dot product of row vx with activations vy (n
-// values, a multiple of 256). With nrc 2 (a tile of ggml's mul_mat, where its type_traits_cpu
-// entry says nrows 2): rows vx and vx + bx against columns vy and vy + by, s[0] and s[1] the two
-// rows against the first column, s[bs] and s[bs + 1] against the second; each row's values are
-// unpacked once for both columns.
+// values, a multiple of 256). With nrc 2 or 4 (a tile of ggml's mul_mat: nrc rows vx + r * bx
+// against nrc columns vy + c * by, where lmtab's glue has set the type_traits_cpu entry's nrows to
+// 4): s[r + c * bs] = row r against column c; each row's values are unpacked once for all columns.
 #define VEC_DOT_K(name, block_type, row)                                                           \
   __attribute__((export_name(#name))) void name(int n, float *restrict s, size_t bs,              \
                                                 const void *restrict vx, size_t bx,              \
                                                 const void *restrict vy, size_t by, int nrc) {   \
-    const block_q8_K *const y[2] = {vy, (const block_q8_K *) ((const char *) vy + by)};           \
-    if (nrc == 2) {                                                                              \
-      for (int r = 0; r < 2; ++r) {                                                              \
-        float sums[2];                                                                           \
-        row(n, (const block_type *) ((const char *) vx + r * bx), y, 2, sums);                   \
-        s[r] = sums[0], s[bs + r] = sums[1];                                                     \
-      }                                                                                          \
+    const block_q8_K *y[MAX_COLUMNS];                                                            \
+    for (int c = 0; c < MAX_COLUMNS; ++c) {                                                      \
+      y[c] = (const block_q8_K *) ((const char *) vy + c * by);                                  \
+    }                                                                                            \
+    if (nrc == 4) {                                                                              \
+      VEC_DOT_K_TILE(block_type, row, 4);                                                        \
+    } else if (nrc == 2) {                                                                       \
+      VEC_DOT_K_TILE(block_type, row, 2);                                                        \
     } else {                                                                                     \
       float sum;                                                                                 \
       row(n, vx, y, 1, &sum);                                                                    \
       *s = sum;                                                                                  \
     }                                                                                            \
+  }
+
+// A tile of `size` rows by `size` columns, row by row (VEC_DOT_K's locals).
+#define VEC_DOT_K_TILE(block_type, row, size)                                                      \
+  for (int r = 0; r < size; ++r) {                                                               \
+    float sums[size];                                                                            \
+    row(n, (const block_type *) ((const char *) vx + r * bx), y, size, sums);                    \
+    for (int c = 0; c < size; ++c) s[r + c * bs] = sums[c];                                      \
   }
 
 VEC_DOT_K(lmtab_vec_dot_q4_K_q8_K, block_q4_K, q4_K_row)
@@ -358,9 +371,10 @@ INLINE void q6_K_row(int n, const block_q6_K *x, const block_q8_K *const *y, int
                      float *sums) {
   const v128_t low4 = splat_bytes(0x0f), top2 = splat_bytes(0x30);
   const half_constants h = make_half_constants();
-  v128_t total[2] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+  v128_t total[MAX_COLUMNS];
+  for (int c = 0; c < columns; ++c) total[c] = wasm_f32x4_splat(0);
   for (int i = 0; i < n / QK_K; ++i) {
-    v128_t acc[2];
+    v128_t acc[MAX_COLUMNS];
     q6_K_block(&x[i], y, i, columns, low4, top2, acc);
     const v128_t d = block_scale(&x[i].d, h);
     for (int c = 0; c < columns; ++c) {
@@ -499,15 +513,65 @@ INLINE v128_t q8_0_tile(int n, const block_q8_0 *x0, const block_q8_0 *x1, const
   return total;
 }
 
+// Rows x0 and x1 against 4 activation rows y[c], block by block: each block's weights are prepared
+// once for 8 products, its two halves in turn (16 vector registers hold one half's prepared weights
+// and the 8 sums, not both halves'), each activation half once per row pair. Each product is the
+// 2-by-2 tile's to the bit (the same block sums, scaled and added in the same order):
+// totals[r] = [x_r.y0, x_r.y1, x_r.y2, x_r.y3].
+INLINE void q8_0_tile_2x4(int n, const block_q8_0 *x0, const block_q8_0 *x1,
+                          const block_q8_0 *const *y, v128_t *totals) {
+  const q8_0_constants k = make_q8_0_constants();
+  v128_t total0 = wasm_f32x4_splat(0), total1 = wasm_f32x4_splat(0);
+  for (int b = 0; b < n / 32; ++b) {
+    v128_t sums[2][4];
+    for (int c = 0; c < 4; ++c) sums[0][c] = sums[1][c] = k.zero;
+    // The whole blocks are "loaded" for each half; the other half's loads are dead and dropped.
+    for (int h = 0; h < 2; ++h) {
+      const q8_0_weights w0 = q8_0_load(&x0[b], k), w1 = q8_0_load(&x1[b], k);
+      for (int c = 0; c < 4; ++c) {
+        const q8_0_activations a = q8_0_activations_load(&y[c][b]);
+        sums[0][c] = wasm_i32x4_add(sums[0][c], q8_0_half_dot(w0, a, h, k));
+        sums[1][c] = wasm_i32x4_add(sums[1][c], q8_0_half_dot(w1, a, h, k));
+      }
+    }
+    const v128_t d = wasm_f32x4_make(half_value(&y[0][b].d), half_value(&y[1][b].d),
+                                     half_value(&y[2][b].d), half_value(&y[3][b].d));
+    const v128_t block0 = add_lanes4(sums[0][0], sums[0][1], sums[0][2], sums[0][3]);
+    const v128_t block1 = add_lanes4(sums[1][0], sums[1][1], sums[1][2], sums[1][3]);
+    total0 = wasm_f32x4_add(total0, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(block0),
+                                                   wasm_f32x4_mul(wasm_f32x4_splat(half_value(&x0[b].d)), d)));
+    total1 = wasm_f32x4_add(total1, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(block1),
+                                                   wasm_f32x4_mul(wasm_f32x4_splat(half_value(&x1[b].d)), d)));
+  }
+  totals[0] = total0, totals[1] = total1;
+}
+
+// A row's 4 products against 4 columns (`v`'s lanes) in ggml's tile layout: s[c * bs].
+INLINE void store_strided(float *s, size_t bs, v128_t v) {
+  s[0] = wasm_f32x4_extract_lane(v, 0), s[bs] = wasm_f32x4_extract_lane(v, 1);
+  s[2 * bs] = wasm_f32x4_extract_lane(v, 2), s[3 * bs] = wasm_f32x4_extract_lane(v, 3);
+}
+
 /**
  * ggml's vec_dot contract for Q8_0 weights against Q8_0 activations (n a multiple of 32), as
- * VEC_DOT_K's: one row by one column, or with nrc 2 ggml's tile of 2 rows by 2 columns. A tile's
- * four products are ggml's generic kernel's to the bit, one row ggml's wasm kernel's.
+ * VEC_DOT_K's: one row by one column, or a tile of nrc rows by nrc columns (2, ggml's, or 4, which
+ * lmtab's edit of mul_mat hands where the glue has set nrows to 4), s[r + c * bs] = row r against
+ * column c. A tile's products are ggml's generic kernel's to the bit, one row ggml's wasm kernel's.
  */
 __attribute__((export_name("lmtab_vec_dot_q8_0_q8_0"))) void lmtab_vec_dot_q8_0_q8_0(
     int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
     const void *restrict vy, size_t by, int nrc) {
-  if (nrc == 2) {
+  if (nrc == 4) {
+    const block_q8_0 *y[4];
+    for (int c = 0; c < 4; ++c) y[c] = (const block_q8_0 *) ((const char *) vy + c * by);
+    for (int r = 0; r < 4; r += 2) {
+      v128_t totals[2];
+      q8_0_tile_2x4(n, (const block_q8_0 *) ((const char *) vx + r * bx),
+                    (const block_q8_0 *) ((const char *) vx + (r + 1) * bx), y, totals);
+      store_strided(s + r, bs, totals[0]);
+      store_strided(s + r + 1, bs, totals[1]);
+    }
+  } else if (nrc == 2) {
     const v128_t sums = q8_0_tile(n, vx, (const block_q8_0 *) ((const char *) vx + bx), vy,
                                   (const block_q8_0 *) ((const char *) vy + by));
     s[0] = wasm_f32x4_extract_lane(sums, 0), s[bs] = wasm_f32x4_extract_lane(sums, 1);

@@ -274,35 +274,53 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
     expect(wrong.slice(0, 5)).toEqual([]);
   });
 
-  it("takes ggml's tiles of 2 rows by 2 columns (nrc 2): s[0], s[1] against the first, s[bs], s[bs + 1] against the second", () => {
-    const formats = [
-      { kernel: kernels.q4_K, bytes: Q4_K_BYTES, blocks: q4KBlocks, reference: q4KReference },
-      { kernel: kernels.q6_K, bytes: Q6_K_BYTES, blocks: q6KBlocks, reference: q6KReference },
-    ];
-    for (const { kernel, bytes, blocks, reference } of formats) {
-      const count = 3;
-      const rows = [blocks(count, 11), blocks(count, 12)];
-      const columns = [randomActivations(count, 13), randomActivations(count, 14)];
-      const heap = new Uint8Array(memory.buffer);
-      const rowBytes = count * bytes;
-      const columnBytes = count * Q8_K_BYTES;
-      rows.forEach((row, r) =>
-        row.forEach((block, b) => heap.set(block, weightsAt + r * rowBytes + b * bytes)),
-      );
-      columns.forEach((column, c) => writeQ8K(activationsAt + c * columnBytes, column));
-      const bs = 16;
-      kernel(QK_K * count, resultAt, bs, weightsAt, rowBytes, activationsAt, columnBytes, 2);
-      const got = new Float32Array(memory.buffer, resultAt, bs + 2);
-      for (const [r, row] of rows.entries()) {
-        for (const [c, column] of columns.entries()) {
-          const { sum, magnitude } = referenceRow(row, column, reference);
-          expect(Math.abs(got[c * bs + r] - sum), `row ${r}, column ${c}`).toBeLessThanOrEqual(
-            1e-6 * magnitude + 1e-30,
-          );
+  it.each([2, 4])(
+    'takes tiles of %i rows by as many columns (nrc): s[r + c * bs] is row r against column c',
+    (nrc) => {
+      const formats = [
+        { kernel: kernels.q4_K, bytes: Q4_K_BYTES, blocks: q4KBlocks, reference: q4KReference },
+        { kernel: kernels.q6_K, bytes: Q6_K_BYTES, blocks: q6KBlocks, reference: q6KReference },
+      ];
+      for (const { kernel, bytes, blocks, reference } of formats) {
+        const count = 3;
+        const rows = Array.from({ length: nrc }, (_, r) => blocks(count, 11 + r));
+        const columns = Array.from({ length: nrc }, (_, c) => randomActivations(count, 21 + c));
+        const heap = new Uint8Array(memory.buffer);
+        const rowBytes = count * bytes;
+        const columnBytes = count * Q8_K_BYTES;
+        rows.forEach((row, r) =>
+          row.forEach((block, b) => heap.set(block, weightsAt + r * rowBytes + b * bytes)),
+        );
+        columns.forEach((column, c) => writeQ8K(activationsAt + c * columnBytes, column));
+        const bs = 16;
+        kernel(QK_K * count, resultAt, bs, weightsAt, rowBytes, activationsAt, columnBytes, nrc);
+        const got = new Float32Array(memory.buffer, resultAt, (nrc - 1) * bs + nrc);
+        for (const [r, row] of rows.entries()) {
+          for (const [c, column] of columns.entries()) {
+            const { sum, magnitude } = referenceRow(row, column, reference);
+            expect(Math.abs(got[c * bs + r] - sum), `row ${r}, column ${c}`).toBeLessThanOrEqual(
+              1e-6 * magnitude + 1e-30,
+            );
+            // A tile's product is the one-row call's to the bit: the same arithmetic per column.
+            kernel(
+              QK_K * count,
+              resultAt + 4 * (nrc * bs),
+              0,
+              weightsAt + r * rowBytes,
+              0,
+              activationsAt + c * columnBytes,
+              0,
+              1,
+            );
+            expect(
+              new Float32Array(memory.buffer, resultAt + 4 * (nrc * bs), 1)[0],
+              `row ${r}, column ${c} alone`,
+            ).toBe(got[c * bs + r]);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   describe('Q8_0 x Q8_0', () => {
     /** Q8_0 blocks (half d, 32 int8 values) of random scales, values in [-127, 127]. */
@@ -446,26 +464,38 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
       expect(new DataView(memory.buffer).getFloat32(resultAt, true)).toBe(ggmlDot(x, y, 2));
     });
 
-    it("takes ggml's tiles (nrc 2), each of the four products equal to ggml's to the bit", () => {
-      for (const count of [1, 2, 5]) {
-        const rows = [q8_0Blocks(count, 21), q8_0Blocks(count, 22)];
-        const columns = [q8_0Blocks(count, 23), q8_0Blocks(count, 24)];
-        const heap = new Uint8Array(memory.buffer);
-        const rowBytes = 34 * count + 6;
-        const columnBytes = 34 * count + 10;
-        rows.forEach((row, r) => heap.set(row, weightsAt + r * rowBytes));
-        columns.forEach((column, c) => heap.set(column, activationsAt + c * columnBytes));
-        const bs = 8;
-        kernels.q8_0(32 * count, resultAt, bs, weightsAt, rowBytes, activationsAt, columnBytes, 2);
-        const got = new Float32Array(memory.buffer, resultAt, bs + 2);
-        for (const [r, row] of rows.entries()) {
-          for (const [c, column] of columns.entries()) {
-            expect(got[c * bs + r], `${count} blocks, row ${r}, column ${c}`).toBe(
-              ggmlDot(row, column, count),
-            );
+    it.each([2, 4])(
+      "takes tiles of %i rows by as many columns (nrc), each product equal to ggml's to the bit",
+      (nrc) => {
+        for (const count of [1, 2, 5]) {
+          const rows = Array.from({ length: nrc }, (_, r) => q8_0Blocks(count, 21 + r));
+          const columns = Array.from({ length: nrc }, (_, c) => q8_0Blocks(count, 31 + c));
+          const heap = new Uint8Array(memory.buffer);
+          const rowBytes = 34 * count + 6;
+          const columnBytes = 34 * count + 10;
+          rows.forEach((row, r) => heap.set(row, weightsAt + r * rowBytes));
+          columns.forEach((column, c) => heap.set(column, activationsAt + c * columnBytes));
+          const bs = 8;
+          kernels.q8_0(
+            32 * count,
+            resultAt,
+            bs,
+            weightsAt,
+            rowBytes,
+            activationsAt,
+            columnBytes,
+            nrc,
+          );
+          const got = new Float32Array(memory.buffer, resultAt, (nrc - 1) * bs + nrc);
+          for (const [r, row] of rows.entries()) {
+            for (const [c, column] of columns.entries()) {
+              expect(got[c * bs + r], `${count} blocks, row ${r}, column ${c}`).toBe(
+                ggmlDot(row, column, count),
+              );
+            }
           }
         }
-      }
-    });
+      },
+    );
   });
 });

@@ -24,7 +24,7 @@ const exportSlots = {
   lmtab_vec_dot_q6_K_q8_K: slots.q6_K,
   lmtab_dequantize_row_q8_0: slots.q8_0ToFloat,
 };
-// The dot products that take ggml's 2-by-2 tiles (wasm/kernels/k-quants.c, VEC_DOT_K).
+// The dot products that take tiles of 4 by 4 and 2 by 2 (wasm/kernels/k-quants.c, VEC_DOT_K).
 const tiles = {
   lmtab_vec_dot_q8_0_q8_0: entries.q8_0,
   lmtab_vec_dot_q4_K_q8_K: entries.q4_K,

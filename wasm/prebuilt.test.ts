@@ -127,7 +127,9 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(counted['i16x8.relaxed_dot_i8x16_i7x16_s']).toBeGreaterThanOrEqual(16);
     const glue = read('lmtab-cpu.js').toString();
     expect(glue).toContain(`var lmtabKernelSlots=${JSON.stringify(manifest.kernels.slots)};`);
-    // ggml's 2-by-2 tiles go to the dot products, at their type_traits_cpu entries.
+    // Tiles of 4 by 4 (and 2 by 2) go to the dot products: the glue sets nrows to 4 at their
+    // type_traits_cpu entries, which mul_mat's edit reads (wasm/cpp-patches.mjs).
+    expect(glue).toContain('words[at+4]=4}');
     expect(manifest.kernels.tiles).toEqual({
       lmtab_vec_dot_q8_0_q8_0: entries.q8_0,
       lmtab_vec_dot_q4_K_q8_K: entries.q4_K,

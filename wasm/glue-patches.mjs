@@ -64,9 +64,9 @@ export const kernelLogLines = {
 /**
  * The glue installing `kernelsWasm`'s exports in the table `slots` (export name -> slot) at
  * instantiation. `tiles` (export name -> address of its type_traits_cpu entry in the engine's
- * memory) names the dot products that also take tiles of 4 rows by 4 columns and of 2 by 2: the main
- * thread sets their entries' nrows (an int64 at +16, after the vec_dot slot at +4) from 1 to 4,
- * once it has checked that the entry holds that slot and nrows 1. A glue that has kernels already
+ * memory) names the dot products that also take tiles of 4 rows by 4 columns and of 2 by 2: the
+ * main thread sets their entries' nrows (an int64 at +16, after the vec_dot slot at +4) from 1 to
+ * 4, once it has checked that the entry holds that slot and nrows 1. A glue that has kernels already
  * gets them replaced.
  */
 export function withKernels(glue, kernelsWasm, slots, tiles = {}) {

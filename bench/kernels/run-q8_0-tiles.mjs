@@ -1,7 +1,7 @@
-// node bench/kernels/run-q8_0-tiles.mjs: compiles q8_0-tiles.c with Debian's clang-19 (as
-// run-k-quants.mjs does) and times lmtab's Q8_0 dot product for 4 tokens at once in Chromium, one row
-// at a time, in ggml's 2-by-2 tiles and in the engine's tiles of 4 rows by 4 tokens; medians of 24 passes of 40
-// runs each after one warm-up, and how many products differ from the 2-by-2 tile's in any bit.
+// node bench/kernels/run-q8_0-tiles.mjs: compiles q8_0-tiles.c with Debian's clang-19 (clang.mjs)
+// and times lmtab's Q8_0 dot product for 4 tokens at once in Chromium, one row at a time, in ggml's
+// 2-by-2 tiles and in the engine's tiles of 4 rows by 4 tokens; medians of 24 passes of 40 runs
+// each after one warm-up, and how many products differ from the 2-by-2 tile's in any bit.
 import { buildWithClang } from './clang.mjs';
 import { withKernelPage } from './page.mjs';
 

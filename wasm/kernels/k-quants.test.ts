@@ -295,6 +295,8 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
         const bs = 16;
         kernel(QK_K * count, resultAt, bs, weightsAt, rowBytes, activationsAt, columnBytes, nrc);
         const got = new Float32Array(memory.buffer, resultAt, (nrc - 1) * bs + nrc);
+        // Where each product's one-row call writes: past the tile's results.
+        const aloneAt = resultAt + 4 * nrc * bs;
         for (const [r, row] of rows.entries()) {
           for (const [c, column] of columns.entries()) {
             const { sum, magnitude } = referenceRow(row, column, reference);
@@ -304,7 +306,7 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
             // A tile's product is the one-row call's to the bit: the same arithmetic per column.
             kernel(
               QK_K * count,
-              resultAt + 4 * (nrc * bs),
+              aloneAt,
               0,
               weightsAt + r * rowBytes,
               0,
@@ -313,7 +315,7 @@ describe("lmtab's relaxed-SIMD K-quant kernels (wasm/kernels/k-quants.c)", () =>
               1,
             );
             expect(
-              new Float32Array(memory.buffer, resultAt + 4 * (nrc * bs), 1)[0],
+              new Float32Array(memory.buffer, aloneAt, 1)[0],
               `row ${r}, column ${c} alone`,
             ).toBe(got[c * bs + r]);
           }

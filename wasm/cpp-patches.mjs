@@ -10,6 +10,11 @@
 //    tokens, candidates that were not drawn included: such a request failed as "invalid UTF-8 byte
 //    at index 1". llama-server sends its results through safe_json_to_str (dump_safe, which
 //    replaces such bytes); so does the glue now. The raw bytes stay in each entry's `bytes`.
+// 2. Files past 2 GiB. The glue's file reads (wllama-fs.h) took the position from ftell and set
+//    it with fseek, whose offsets are a 32-bit long on wasm32: past 2 GiB ftell fails (-1), and
+//    every read of a 2.73 GB file's later tensors came back empty. They now use ftello and fseeko
+//    (off_t is 64 bits), and the read's JavaScript takes offset, length and destination address as
+//    unsigned (emscripten hands a size_t or pointer over as a signed 32-bit number).
 //
 // llama.cpp's:
 // 1. Flash attention reads the K and V rows of the next 8 cached positions together, every 8
@@ -38,6 +43,12 @@
 //    straddle; batched products (attention without flash attention) keep ggml's rule, with 2 by 2
 //    tiles at most. Each tile size runs where the chunk's rows divide by it.
 // 4. mul_mat_one_chunk's buffer of results holds 4 columns of 16 rows (ggml's, 2 columns).
+// 5. The CPU buffer type gives at most 1 GiB per buffer, so ggml spreads a model's weights over
+//    several buffers (ggml_backend_alloc_ctx_tensors_from_buft splits at a buffer type's max
+//    size). With one buffer for all weights, a file over about 2 GiB failed to load
+//    ("ggml_aligned_malloc: insufficient memory (attempted to allocate 2604.12 MB)"): on wasm32,
+//    emscripten's sbrk takes its increment as a signed 32-bit number, so one allocation above 2 GiB
+//    cannot grow the heap, though the 4 GiB address space has room for it in pieces.
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +59,49 @@ export const cppPatches = [
     file: 'wllama-context.h',
     from: 'res.data_json.value = result ? data_json.dump() : "";',
     to: 'res.data_json.value = result ? safe_json_to_str(data_json) : "";',
+  },
+  {
+    file: 'wllama-fs.h',
+    from: 'return await _wllama_js_file_read(UTF8ToString(Number(path_ptr)), Number(offset), Number(req_size), Number(out_ptr));',
+    to: 'return await _wllama_js_file_read(UTF8ToString(Number(path_ptr) >>> 0), Number(offset) >>> 0, Number(req_size) >>> 0, Number(out_ptr) >>> 0);',
+  },
+  {
+    file: 'wllama-fs.h',
+    from: `    size_t fpos = (size_t)__real_ftell(f);
+
+    // Large reads (>= 1 MB): write directly into ptr, skip cache entirely.
+    if (req_bytes >= wllama_fs::CACHE_SIZE)
+    {
+      size_t actual = (size_t)js_file_read(
+          nit->second.c_str(), fpos, req_bytes, ptr);
+      if (actual == 0)
+        return 0;
+      size_t copy_bytes = std::min(req_bytes, actual);
+      __real_fseek(f, fpos + copy_bytes, SEEK_SET);`,
+    to: `    // lmtab (wasm/cpp-patches.mjs): positions as off_t, 64 bits; long is 32 on wasm32.
+    size_t fpos = (size_t)ftello(f);
+
+    // Large reads (>= 1 MB): write directly into ptr, skip cache entirely.
+    if (req_bytes >= wllama_fs::CACHE_SIZE)
+    {
+      size_t actual = (size_t)js_file_read(
+          nit->second.c_str(), fpos, req_bytes, ptr);
+      if (actual == 0)
+        return 0;
+      size_t copy_bytes = std::min(req_bytes, actual);
+      fseeko(f, (off_t)(fpos + copy_bytes), SEEK_SET);`,
+  },
+  {
+    file: 'wllama-fs.h',
+    from: '      __real_fseek(f, fpos + req_bytes, SEEK_SET);',
+    to: '      fseeko(f, (off_t)(fpos + req_bytes), SEEK_SET);',
+  },
+  {
+    file: 'wllama-fs.h',
+    from: `    memcpy(ptr, wllama_fs::cache_data.data(), copy_bytes);
+    __real_fseek(f, fpos + copy_bytes, SEEK_SET);`,
+    to: `    memcpy(ptr, wllama_fs::cache_data.data(), copy_bytes);
+    fseeko(f, (off_t)(fpos + copy_bytes), SEEK_SET);`,
   },
 ];
 
@@ -110,6 +164,43 @@ export const llamaCppPatches = [
         }
         ggml_compute_forward_mul_mat_one_chunk(params, dst, src0->type, num_rows_per_vec_dot, ir0_start, ir0_end, ir1_start, ir1_end);
         }`,
+  },
+  {
+    file: 'ggml/src/ggml-backend.cpp',
+    from: `static bool ggml_backend_cpu_buffer_type_is_host(ggml_backend_buffer_type_t buft) {
+    return true;
+
+    GGML_UNUSED(buft);
+}
+
+ggml_backend_buffer_type_t ggml_backend_cpu_buffer_type(void) {
+    static struct ggml_backend_buffer_type ggml_backend_cpu_buffer_type = {
+        /* .iface   = */ {
+            /* .get_name         = */ ggml_backend_cpu_buffer_type_get_name,
+            /* .alloc_buffer     = */ ggml_backend_cpu_buffer_type_alloc_buffer,
+            /* .get_alignment    = */ ggml_backend_cpu_buffer_type_get_alignment,
+            /* .get_max_size     = */ NULL, // defaults to SIZE_MAX`,
+    to: `static bool ggml_backend_cpu_buffer_type_is_host(ggml_backend_buffer_type_t buft) {
+    return true;
+
+    GGML_UNUSED(buft);
+}
+
+// lmtab (wasm/cpp-patches.mjs): CPU buffers of at most 1 GiB, so weights over 2 GiB are spread over
+// several allocations (emscripten's sbrk takes a signed 32-bit increment on wasm32).
+static size_t lmtab_cpu_buffer_type_get_max_size(ggml_backend_buffer_type_t buft) {
+    return (size_t) 1 << 30;
+
+    GGML_UNUSED(buft);
+}
+
+ggml_backend_buffer_type_t ggml_backend_cpu_buffer_type(void) {
+    static struct ggml_backend_buffer_type ggml_backend_cpu_buffer_type = {
+        /* .iface   = */ {
+            /* .get_name         = */ ggml_backend_cpu_buffer_type_get_name,
+            /* .alloc_buffer     = */ ggml_backend_cpu_buffer_type_alloc_buffer,
+            /* .get_alignment    = */ ggml_backend_cpu_buffer_type_get_alignment,
+            /* .get_max_size     = */ lmtab_cpu_buffer_type_get_max_size,`,
   },
   {
     file: 'ggml/src/ggml-cpu/ggml-cpu.c',

@@ -9,7 +9,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { llamaCppPatches, patchesDigest } from './cpp-patches.mjs';
-import { mediaMarkerFor, withEmptyPoolStart, withMediaMarker } from './glue-patches.mjs';
+import {
+  mediaMarkerFor,
+  withEmptyPoolStart,
+  withMediaMarker,
+  withUnsignedResults,
+} from './glue-patches.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
 const [buildDir, outDir, emscriptenVersion] = process.argv.slice(2);
@@ -50,8 +55,10 @@ const hook = [
 ].join('\n');
 const end = match.index + match[0].length;
 const mediaMarker = mediaMarkerFor(wasm);
-const outGlue = withEmptyPoolStart(
-  withMediaMarker(`${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`, mediaMarker),
+const outGlue = withUnsignedResults(
+  withEmptyPoolStart(
+    withMediaMarker(`${glue.slice(0, end)}\n${hook}\n${glue.slice(end)}`, mediaMarker),
+  ),
 );
 
 mkdirSync(outDir, { recursive: true });

@@ -2,6 +2,7 @@
 export declare function mediaMarkerFor(wasm: Uint8Array): string;
 export declare function withMediaMarker(glue: string, marker: string): string;
 export declare function withEmptyPoolStart(glue: string): string;
+export declare function withUnsignedResults(glue: string): string;
 export declare const kernelLogLines: { relaxed: string; ggml: string };
 export declare function withKernels(
   glue: string,

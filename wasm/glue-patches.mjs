@@ -5,6 +5,8 @@
 //    so the count never reaches zero and the module never starts (wllama waits forever). Later
 //    emscripten releases check for an empty pool; the edit adds that check.
 //
+// 4. Addresses past 2 GiB (withUnsignedResults, below), for models whose weights pass 2 GiB.
+//
 // 2. The media marker of lmtab's CPU build: the text llama.cpp's server code puts in a prompt where an
 // image goes (`get_media_marker()`, normally `<__media_RANDOM__>`, or the `LLAMA_MEDIA_MARKER`
 // environment variable when set).
@@ -36,6 +38,20 @@ export function withEmptyPoolStart(glue) {
   const fixed = `${counted}if(!numWorkersToLoad)removeRunDependency("wasm-instantiate");`;
   if (glue.includes(fixed)) throw new Error('the glue already has the empty-pool start');
   return replaceOnce(glue, counted, fixed);
+}
+
+/**
+ * The glue with ccall's (and cwrap's) `number` results read as unsigned. wllama calls three
+ * functions with a `number` result, all returning addresses (`wllama_malloc`, `wllama_action`);
+ * emscripten 3.1.6 hands them over as signed 32-bit numbers, so an address past 2 GiB, where the
+ * request and result buffers land once weights over 2 GiB are loaded, arrived negative.
+ */
+export function withUnsignedResults(glue) {
+  return replaceOnce(
+    glue,
+    'if(returnType==="boolean")return Boolean(ret);return ret}',
+    'if(returnType==="boolean")return Boolean(ret);if(returnType==="number")return ret>>>0;return ret}',
+  );
 }
 
 function replaceOnce(text, from, to) {

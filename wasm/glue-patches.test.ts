@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { kernelLogLines, withKernels, withoutKernels } from './glue-patches.mjs';
+import {
+  kernelLogLines,
+  withKernels,
+  withoutKernels,
+  withUnsignedResults,
+} from './glue-patches.mjs';
 
 // The shape of emscripten 3.1.6's minified glue around the table, reduced to what the edit anchors on.
 const glue =
@@ -29,6 +34,23 @@ describe('withKernels', () => {
     expect(() => withKernels(glue.replace('wasmTable=', 'table='), new Uint8Array(), {})).toThrow(
       /0 wasmTable assignments/,
     );
+  });
+});
+
+describe('withUnsignedResults', () => {
+  it("reads ccall's number results as unsigned, so an address past 2 GiB stays positive", () => {
+    const ccall =
+      'function convertReturnValue(ret){if(returnType==="string")return UTF8ToString(ret);' +
+      'if(returnType==="boolean")return Boolean(ret);return ret}';
+    const patched = withUnsignedResults(ccall);
+    const convert = new Function(
+      'returnType',
+      'ret',
+      `${patched.replace('UTF8ToString(ret)', '"s"')}return convertReturnValue(ret);`,
+    );
+    expect(convert('number', -2_000_000_000)).toBe(2_294_967_296);
+    expect(convert('boolean', 1)).toBe(true);
+    expect(() => withUnsignedResults(patched)).toThrow(/exactly one/);
   });
 });
 

@@ -103,6 +103,14 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     );
   });
 
+  it('reads addresses past 2 GiB: number results unsigned, file reads at unsigned offsets and addresses', () => {
+    const glue = read('lmtab-cpu.js').toString();
+    expect(glue).toContain('if(returnType==="number")return ret>>>0;return ret}');
+    expect(glue).toContain(
+      '_wllama_js_file_read(UTF8ToString(Number(path_ptr)>>>0),Number(offset)>>>0,Number(req_size)>>>0,Number(out_ptr)>>>0)',
+    );
+  });
+
   it('starts with one thread: the glue releases its start when the pthread pool is empty', () => {
     expect(read('lmtab-cpu.js').toString()).toContain(
       'var numWorkersToLoad=PThread.unusedWorkers.length;if(!numWorkersToLoad)removeRunDependency("wasm-instantiate");',

@@ -111,12 +111,17 @@ describe('createProgressDisplay', () => {
       clock: () => 0,
     });
     display.update({ status: 'pulling manifest' });
+    // How the model fits (handle-pull's lines): plain lines, each once.
+    display.update({ status: "CPU: fits, needs about 0.4 GB of the engine's 4 GiB" });
+    display.update({ status: 'GPU: needs about 0.2 GB of GPU memory' });
     display.update({ status: 'pulling abc', digest: 'sha256:abc', total: 10, completed: 5 });
     display.update({ status: 'pulling abc', digest: 'sha256:abc', total: 10, completed: 10 });
     display.update({ status: 'success' });
     display.finish();
     expect(out.split(/\r|\n/).filter((l) => l !== '')).toEqual([
       'pulling manifest',
+      "CPU: fits, needs about 0.4 GB of the engine's 4 GiB",
+      'GPU: needs about 0.2 GB of GPU memory',
       `pulling abc:  50% ▕${'█'.repeat(5)}${' '.repeat(5)}▏ 5 B/10 B\u001b[K`,
       `pulling abc: 100% ▕${'█'.repeat(10)}▏ 10 B\u001b[K`,
       'success',

@@ -48,5 +48,13 @@ export type {
   Timings,
   Usage,
 } from './engine.js';
+export { cpuAddressSpace, cpuFileLimit, memoryNeed, modelFit } from './memory-fit.js';
+export type {
+  DeviceMemory,
+  MemoryNeed,
+  MemoryNeedOptions,
+  ModelFit,
+  PathFit,
+} from './memory-fit.js';
 export { countPromptTokens } from './count-prompt-tokens.js';
 export type { GenerateFn } from './count-prompt-tokens.js';

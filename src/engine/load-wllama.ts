@@ -2,6 +2,7 @@ import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError } from '../errors/index.js';
 import type { EngineInfo } from './engine.js';
 import type { LogRing } from './log-ring.js';
+import { loadFailureCause } from './memory-fit.js';
 
 /** What {@link loadWllama} needs besides the instance: its log, the model's label, its backend. */
 export interface LoadWllamaContext {
@@ -32,6 +33,14 @@ export async function loadWllama(
     }
   } catch (error) {
     await wllama.exit().catch(() => undefined);
+    const cause = loadFailureCause(context.log.lines());
+    if (cause !== undefined) {
+      throw new LmtabError(
+        'model_too_large',
+        `Loading ${context.label} on ${context.info.backend} failed: ${cause}. Last engine log: ${context.log.tail(3)}`,
+        { cause: error },
+      );
+    }
     throw new LmtabError(
       'engine_failure',
       `Loading ${context.label} on ${context.info.backend} failed: ${error instanceof Error ? error.message : String(error)}. Last engine log: ${context.log.tail(3)}`,

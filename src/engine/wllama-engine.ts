@@ -17,10 +17,11 @@ import type {
   Usage,
 } from './engine.js';
 import { assertAnswerLimit, assertContextLength, contextExceeded } from './context-limits.js';
-import { createWllamaFor, kernelsFromLog, type CpuBuild } from './cpu-build.js';
+import { buildNames, createWllamaFor, kernelsFromLog, type CpuBuild } from './cpu-build.js';
 import { headLengths, kvCacheFromLog, kvCacheParams, type HeadLengths } from './kv-cache.js';
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';
+import { assertCpuFit, memoryNeed } from './memory-fit.js';
 import { LogRing } from './log-ring.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
@@ -215,6 +216,23 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const blobs = await options.store.open(record.id);
     const { metadata } = await readGgufHeader(blobs.model[0]!);
     const heads = headLengths(metadata);
+    // A CPU load that cannot fit the engine's memory is refused with the sizes, before it starts.
+    const cpuPlan = (info: EngineInfo): EngineInfo => ({
+      ...info,
+      build: options.cpuBuild ? buildNames.cpu : buildNames.stock,
+    });
+    const assertFitsCpu = (info: EngineInfo) => {
+      const quantized = kvCacheParams(info, heads, options.kvCache).cache_type_k === 'q8_0';
+      const files = blobs.projector ? [...blobs.model, blobs.projector] : blobs.model;
+      const need = memoryNeed({
+        fileBytes: files.map((file) => file.size),
+        metadata,
+        contextLength,
+        kvBytesPerValue: quantized ? 34 / 32 : 2,
+      });
+      assertCpuFit(record.id, need);
+    };
+    if (planned.backend === 'wasm') assertFitsCpu(cpuPlan(planned));
     let started;
     try {
       started = await start(record, blobs, planned, contextLength, heads);
@@ -222,13 +240,15 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       if (planned.backend !== 'webgpu') throw error;
       // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
       const reason = error instanceof Error ? error.message : String(error);
-      started = await start(
-        record,
-        blobs,
-        { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason },
-        contextLength,
-        heads,
-      );
+      const fallback: EngineInfo = {
+        ...planned,
+        backend: 'wasm',
+        adapter: undefined,
+        gpuLayers: 0,
+        fallbackReason: reason,
+      };
+      assertFitsCpu(cpuPlan(fallback));
+      started = await start(record, blobs, fallback, contextLength, heads);
     }
     await options.store.touch(record.id);
     return {

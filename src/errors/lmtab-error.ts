@@ -13,6 +13,7 @@ export type LmtabErrorCode =
   | 'download_failed'
   | 'checksum_mismatch'
   | 'quota_exceeded'
+  | 'model_too_large'
   | 'aborted';
 
 /** Options of an {@link LmtabError}. */
@@ -41,6 +42,8 @@ const defaultStatus: Record<LmtabErrorCode, number> = {
   download_failed: 502,
   checksum_mismatch: 502,
   quota_exceeded: 507,
+  // The model needs more memory than the engine can address or the device has (Ollama: 500).
+  model_too_large: 507,
   aborted: 499,
 };
 

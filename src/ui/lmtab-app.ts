@@ -3,6 +3,7 @@ import type { EngineHostHandle } from '../bridge/index.js';
 import type { DownloadManager, DownloadState, ModelRecord, ModelStore } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import type { ConversationStore } from './conversation-store.js';
+import { engineGpu } from './device-fit.js';
 import { fetchEngineStatus, type EngineStatus } from './fetch-engine-status.js';
 import { icons } from './icons.js';
 import './lmtab-chat-view.js';
@@ -553,6 +554,7 @@ export class LmtabApp extends LitElement {
               .store=${this.store}
               .downloads=${this.downloads}
               .models=${this.models}
+              .gpu=${engineGpu(this.engine)}
               ?active=${this.tab === 'discover'}
             ></lmtab-discover-view>`,
         )}

@@ -38,8 +38,9 @@ type EngineFilter = 'gguf' | 'mlc';
 /**
  * The Discover tab: featured LFM2 picks that download in one click and chat right there, then hub
  * search (result cards, a repository's quantizations and model card), web-llm's MLC catalog behind
- * an engine filter, the downloads, and the hub endpoint and token. Takes the page's `.store` and
- * `.downloads` (the page's {@link DownloadManager}; without one the view makes one for its store).
+ * an engine filter, the downloads, and the hub endpoint and token. Takes the page's `.store`,
+ * `.downloads` (the page's {@link DownloadManager}; without one the view makes one for its store)
+ * and `.gpu` (for whether a download can run here).
  * Fires `model-downloaded` (detail: the record) when a model is ready.
  */
 export class LmtabDiscoverView extends LitElement {
@@ -48,6 +49,7 @@ export class LmtabDiscoverView extends LitElement {
     downloads: { attribute: false },
     models: { attribute: false },
     active: { type: Boolean },
+    gpu: { attribute: false },
     settings: { state: true },
     query: { state: true },
     results: { state: true },
@@ -70,6 +72,8 @@ export class LmtabDiscoverView extends LitElement {
   declare models: ModelRecord[];
   /** Whether the tab shows: the featured cards ask the hub the first time it does. */
   declare active: boolean;
+  /** Whether the engine has a WebGPU adapter llama.cpp can use (`engineGpu`); undefined until known. */
+  declare gpu: boolean | undefined;
   declare settings: HubSettings;
   declare query: string;
   declare results: HubModelSummary[];
@@ -243,6 +247,7 @@ export class LmtabDiscoverView extends LitElement {
       }
     }
     if (changed.has('active') && this.active) void this.refreshStorage();
+    if (changed.has('gpu')) this.facts = { ...this.facts, gpu: this.gpu };
   }
 
   private subscribe(manager: DownloadManager | undefined) {
@@ -359,7 +364,7 @@ export class LmtabDiscoverView extends LitElement {
         ? [record.source.quantization]
         : [],
     );
-    this.facts = await readDeviceFacts();
+    this.facts = { ...(await readDeviceFacts()), gpu: this.gpu };
   }
 
   private startDownload(repo: string, revision: string | undefined, choice: GgufChoice) {
@@ -451,7 +456,7 @@ export class LmtabDiscoverView extends LitElement {
               .info=${this.repo}
               .choices=${this.choices}
               .stored=${this.stored}
-              .free=${this.facts.freeStorage}
+              .facts=${this.facts}
               .card=${this.card}
               ?needs-token=${this.repo.gated && this.settings.token === undefined}
               @download-choice=${this.download}

@@ -4,7 +4,7 @@ import type { FeaturedCapability, FeaturedModel, GgufChoice, HubClient } from '.
 import type { DownloadState, ModelRecord } from '../store/index.js';
 import { formatBytes } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
-import { deviceFit, type DeviceFacts } from './device-fit.js';
+import { choiceFiles, deviceFit, type DeviceFacts, type DeviceFit } from './device-fit.js';
 import { formatParameterCount } from './format-parameter-count.js';
 import { hubProblem, type HubProblem } from './hub-problem.js';
 import { icons } from './icons.js';
@@ -171,27 +171,33 @@ export class LmtabFeaturedModels extends LitElement {
         font-variant-numeric: tabular-nums;
       }
       .fit {
+        font-size: 0.8rem;
+        line-height: 1.35;
+      }
+      .fit p {
         display: flex;
         gap: 0.35rem;
         align-items: flex-start;
         margin: 0;
-        font-size: 0.8rem;
-        line-height: 1.35;
+      }
+      .fit .paths {
+        margin: 0.25rem 0 0;
+        padding-left: 1.3rem;
+        font-size: 0.75rem;
+        color: var(--lm-muted);
+        overflow-wrap: anywhere;
       }
       .fit svg {
         width: 0.95rem;
         height: 0.95rem;
         margin-top: 0.05rem;
       }
-      .fit.yes {
+      .fit.yes p {
         color: var(--lm-success);
       }
-      .fit.tight,
-      .fit.no {
+      .fit.tight p,
+      .fit.no p {
         color: var(--lm-danger);
-      }
-      .fit.unknown {
-        color: var(--lm-muted);
       }
       .note {
         margin: 0;
@@ -358,22 +364,24 @@ export class LmtabFeaturedModels extends LitElement {
     );
   }
 
-  private renderFit(bytes: number) {
-    const fit = deviceFit(bytes, this.facts);
-    const level =
-      fit.storage === 'no' || fit.memory === 'no'
-        ? 'no'
-        : fit.memory === 'tight'
-          ? 'tight'
-          : fit.memory === 'yes' || fit.storage === 'yes'
-            ? 'yes'
-            : 'unknown';
-    return html`<p class="fit ${level}" data-testid="fit">
-      ${level === 'yes' ? icons.check : icons.alert}<span>${fit.text}</span>
-    </p>`;
+  private renderFit(model: FeaturedModel, fit: DeviceFit) {
+    return html`<div class="fit ${fit.level}" data-testid="fit">
+      <p id="fit-${cssId(model.repo)}">
+        ${fit.level === 'yes' ? icons.check : icons.alert}<span>${fit.text}</span>
+      </p>
+      <ul class="paths" aria-label="Memory on each compute path">
+        <li data-testid="fit-cpu" data-fits=${fit.cpu.fits}>${fit.cpu.text}</li>
+        <li data-testid="fit-gpu" data-fits=${fit.gpu.fits}>${fit.gpu.text}</li>
+      </ul>
+    </div>`;
   }
 
-  private renderActions(model: FeaturedModel, record: ModelRecord | undefined, size: number) {
+  private renderActions(
+    model: FeaturedModel,
+    record: ModelRecord | undefined,
+    size: number,
+    fit: DeviceFit,
+  ) {
     if (record !== undefined) {
       return html`<button
         class="primary"
@@ -424,10 +432,13 @@ export class LmtabFeaturedModels extends LitElement {
         </button>`;
     }
     const preparing = this.preparing === model.repo;
+    // A model neither compute path can hold is of no use here; the reason is the fit's headline.
     return html`<button
       class="primary"
       aria-label="Download ${model.name}"
-      ?disabled=${this.preparing !== '' || this.client === undefined}
+      aria-describedby=${fit.blocked === undefined ? nothing : `fit-${cssId(model.repo)}`}
+      title=${fit.blocked ?? nothing}
+      ?disabled=${this.preparing !== '' || this.client === undefined || fit.blocked !== undefined}
       @click=${() => this.download(model)}
     >
       ${icons.download} ${preparing ? 'Starting…' : `Download · ${formatBytes(size)}`}
@@ -439,6 +450,7 @@ export class LmtabFeaturedModels extends LitElement {
     const record = this.stored(model);
     const choice = listing?.choice;
     const size = choice?.downloadSize ?? model.sizeBytes;
+    const fit = deviceFit(choice ? choiceFiles(choice) : [size], this.facts);
     const level = choice?.quantization ?? model.quantization;
     const params =
       model.activeParameters === undefined
@@ -484,13 +496,13 @@ export class LmtabFeaturedModels extends LitElement {
             : nothing
         }
       </dl>
-      ${record ? nothing : this.renderFit(size)}
+      ${record ? nothing : this.renderFit(model, fit)}
       ${
         listing?.problem?.kind === 'not-found'
           ? html`<p class="note">Not found on this hub.</p>`
           : nothing
       }
-      <div class="actions">${this.renderActions(model, record, size)}</div>
+      <div class="actions">${this.renderActions(model, record, size, fit)}</div>
     </article>`;
   }
 

@@ -1,20 +1,22 @@
-import { LitElement, css, html } from 'lit';
+import { LitElement, css, html, nothing } from 'lit';
 import type { GgufChoice } from '../hub/index.js';
 import { formatBytes } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
+import { choiceFiles, deviceFit, type DeviceFacts } from './device-fit.js';
 import { icons } from './icons.js';
 
 /**
  * A repository's quantization levels with sizes and notes, Q4_K_M (or the nearest) preselected
- * as recommended, whether the pick fits the browser's free storage, and a Download button that
- * fires `download-choice` (detail: the {@link GgufChoice}).
+ * as recommended, whether the pick fits the browser's free storage and the memory of each compute
+ * path, and a Download button that fires `download-choice` (detail: the {@link GgufChoice}),
+ * disabled for a pick neither path can hold.
  */
 export class LmtabQuantizationPicker extends LitElement {
   static override properties = {
     repo: { type: String },
     choices: { attribute: false },
     stored: { attribute: false },
-    free: { attribute: false },
+    facts: { attribute: false },
     picked: { state: true },
   };
 
@@ -22,8 +24,8 @@ export class LmtabQuantizationPicker extends LitElement {
   declare choices: GgufChoice[];
   /** Levels of this repository already stored. */
   declare stored: string[];
-  /** Bytes free in the origin's quota, when the browser says. */
-  declare free: number | undefined;
+  /** What the browser and the engine say about this device (free storage, memory, GPU). */
+  declare facts: DeviceFacts;
   declare picked: string;
 
   constructor() {
@@ -31,6 +33,7 @@ export class LmtabQuantizationPicker extends LitElement {
     this.repo = '';
     this.choices = [];
     this.stored = [];
+    this.facts = {};
     this.picked = '';
   }
 
@@ -113,6 +116,14 @@ export class LmtabQuantizationPicker extends LitElement {
       .misfit {
         color: var(--lm-danger);
       }
+      .paths {
+        flex-basis: 100%;
+        margin: 0;
+        padding-left: 1.2rem;
+        font-size: 0.78rem;
+        color: var(--lm-muted);
+        overflow-wrap: anywhere;
+      }
     `,
   ];
 
@@ -139,12 +150,13 @@ export class LmtabQuantizationPicker extends LitElement {
     );
   }
 
-  private fit(choice: GgufChoice) {
-    if (this.free === undefined) return null;
-    const fits = choice.downloadSize <= this.free;
+  private storageFit(choice: GgufChoice) {
+    const free = this.facts.freeStorage;
+    if (free === undefined) return null;
+    const fits = choice.downloadSize <= free;
     const text = fits
-      ? `Fits in this browser's storage: needs ${formatBytes(choice.downloadSize)} of ${formatBytes(this.free)} free.`
-      : `Does not fit: needs ${formatBytes(choice.downloadSize)}, but only ${formatBytes(this.free)} of this browser's storage is free.`;
+      ? `Fits in this browser's storage: needs ${formatBytes(choice.downloadSize)} of ${formatBytes(free)} free.`
+      : `Does not fit: needs ${formatBytes(choice.downloadSize)}, but only ${formatBytes(free)} of this browser's storage is free.`;
     return html`<p class=${fits ? 'fit' : 'fit misfit'} data-testid="fit">${text}</p>`;
   }
 
@@ -153,6 +165,7 @@ export class LmtabQuantizationPicker extends LitElement {
       return html`<p class="muted">${this.repo} has no GGUF model files.</p>`;
     }
     const choice = this.choice();
+    const fit = choice === undefined ? undefined : deviceFit(choiceFiles(choice), this.facts);
     return html`
       <fieldset>
         <legend>Quantization of ${this.repo}</legend>
@@ -190,10 +203,31 @@ export class LmtabQuantizationPicker extends LitElement {
         <p class="hint">Q4 levels are faster and smaller; Q6 and Q8 give better quality.</p>
       </fieldset>
       <div class="actions">
-        <button class="primary" @click=${this.download} ?disabled=${choice === undefined}>
+        <button
+          class="primary"
+          @click=${this.download}
+          ?disabled=${fit === undefined || fit.blocked !== undefined}
+          aria-describedby=${fit?.blocked === undefined ? nothing : 'memory-fit'}
+          title=${fit?.blocked ?? nothing}
+        >
           ${icons.download} Download
         </button>
-        ${choice ? this.fit(choice) : null}
+        ${choice ? this.storageFit(choice) : null}
+        ${
+          fit?.memoryText === undefined
+            ? null
+            : html`<p id="memory-fit" class="fit misfit" data-testid="memory-fit">
+                ${fit.memoryText}
+              </p>`
+        }
+        ${
+          fit
+            ? html`<ul class="paths" aria-label="Memory on each compute path">
+                <li data-testid="fit-cpu" data-fits=${fit.cpu.fits}>${fit.cpu.text}</li>
+                <li data-testid="fit-gpu" data-fits=${fit.gpu.fits}>${fit.gpu.text}</li>
+              </ul>`
+            : null
+        }
       </div>
     `;
   }

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { GgufChoice, HubModelInfo } from '../hub/index.js';
 import { controlStyles } from './control-styles.js';
+import type { DeviceFacts } from './device-fit.js';
 import { formatParameterCount } from './format-parameter-count.js';
 import { formatRelativeTime } from './format-relative-time.js';
 import { icons } from './icons.js';
@@ -19,7 +20,7 @@ export class LmtabRepoDetails extends LitElement {
     info: { attribute: false },
     choices: { attribute: false },
     stored: { attribute: false },
-    free: { attribute: false },
+    facts: { attribute: false },
     card: { attribute: false },
     needsToken: { type: Boolean, attribute: 'needs-token' },
   };
@@ -28,8 +29,8 @@ export class LmtabRepoDetails extends LitElement {
   declare choices: GgufChoice[];
   /** Levels of this repository already stored. */
   declare stored: string[];
-  /** Bytes free in the origin's quota, when the browser says. */
-  declare free: number | undefined;
+  /** What the browser and the engine say about this device (for the picker's fit). */
+  declare facts: DeviceFacts;
   /** The model card's markdown; undefined while it loads, '' when there is none. */
   declare card: string | undefined;
   /** The repository is gated and no token is set. */
@@ -39,6 +40,7 @@ export class LmtabRepoDetails extends LitElement {
     super();
     this.choices = [];
     this.stored = [];
+    this.facts = {};
     this.needsToken = false;
   }
 
@@ -146,7 +148,7 @@ export class LmtabRepoDetails extends LitElement {
             .repo=${info.id}
             .choices=${this.choices}
             .stored=${this.stored}
-            .free=${this.free}
+            .facts=${this.facts}
           ></lmtab-quantization-picker>
         </section>
         <section class="card readme" aria-labelledby="card-heading">

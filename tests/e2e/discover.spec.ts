@@ -50,6 +50,9 @@ test('a featured LFM2 card downloads in one click and chats right there in Disco
   // The size comes from the hub's listing (the tiny fixture), not the data file's estimate.
   await expect(card.getByTestId('size')).toHaveText(tinySize);
   await expect(card.getByTestId('fit')).toContainText('Fits this device.');
+  // Both compute paths, with what each needs.
+  await expect(card.getByTestId('fit-cpu')).toContainText(/^CPU: fits: needs [\d.]+ MB \(/);
+  await expect(card.getByTestId('fit-gpu')).toContainText(/^GPU: /);
   const moe = featuredCard(page, 'LiquidAI/LFM2-8B-A1B-GGUF');
   await expect(moe.locator('.badges')).toContainText('MoE');
   await expect(moe.getByTestId('parameters')).toHaveText('8.3B (1.5B active)');
@@ -129,6 +132,7 @@ test('search results open a repository with its model card, and a chosen level d
   const picker = details.getByRole('group', { name: `Quantization of ${repos.text}` });
   await expect(picker.getByRole('radio', { name: /Q4_K_M/ })).toBeChecked();
   await picker.getByRole('radio', { name: /Q8_0/ }).check();
+  await expect(details.getByTestId('fit-cpu')).toContainText('CPU: fits: needs');
   await details.getByRole('button', { name: 'Download', exact: true }).click();
   const q8 = `hf.co/${repos.text}:Q8_0`;
   await expect(downloadItem(page, q8)).toHaveAttribute('data-status', 'done');

@@ -23,6 +23,7 @@ const anthropicErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
   download_failed: 'api_error',
   checksum_mismatch: 'api_error',
   quota_exceeded: 'api_error',
+  model_too_large: 'invalid_request_error',
   aborted: 'invalid_request_error',
 };
 

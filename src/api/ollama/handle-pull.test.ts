@@ -65,6 +65,10 @@ describe('POST /api/pull', () => {
     const model = hub.sha256('LFM2-VL-450M-Q4_K_M.gguf');
     const projector = hub.sha256('mmproj-LFM2-VL-450M-F16.gguf');
     expect(body[0]).toEqual({ status: 'pulling manifest' });
+    // Before any file's bytes: how the model and projector fit, from the listing's sizes.
+    expect(body[1]?.status).toMatch(/^CPU: fits, needs about [\d.]+ MB of the engine's 4 GiB$/);
+    expect(body[2]?.status).toMatch(/^GPU: needs about [\d.]+ (MB|KB) of GPU memory$/);
+    expect(body[3]?.digest).toBeDefined();
     expect(body.slice(-3)).toEqual([
       { status: 'verifying sha256 digest' },
       { status: 'writing manifest' },

@@ -1,3 +1,4 @@
+import { memoryNeed, modelFit } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { resolveHubModel } from '../../hub/index.js';
 import type { ResolvedHubModel } from '../../hub/index.js';
@@ -5,6 +6,7 @@ import { jsonResponse } from '../json-response.js';
 import { readJsonBody } from '../read-json-body.js';
 import type { HubAccess, RouteContext } from '../route-context.js';
 import { ndjsonResponse } from './ndjson-response.js';
+import { pullFitStatus } from './pull-fit-status.js';
 import { parsePullRequest } from './pull-request-schema.js';
 
 /** One line of Ollama's pull progress. */
@@ -18,8 +20,10 @@ export interface PullProgress {
 /**
  * `POST /api/pull`: downloads `hf.co/ORG/REPO:QUANT` (or `ORG/REPO`, Q4_K_M or the nearest level)
  * from the hub into the store, with its vision projector, streaming Ollama's progress lines:
- * `pulling manifest`, `pulling <digest>` with `total` and `completed` per file,
- * `verifying sha256 digest`, `writing manifest`, `success`. An unfinished download resumes.
+ * `pulling manifest`, how the model fits this device (a `CPU: ...` and a `GPU: ...` line, told
+ * but never refused: a person may pull for another device), `pulling <digest>` with `total` and
+ * `completed` per file, `verifying sha256 digest`, `writing manifest`, `success`. An unfinished
+ * download resumes.
  */
 export async function handlePull(context: RouteContext): Promise<Response> {
   const body = await readJsonBody(context.request, { maxBytes: context.maxBodyBytes });
@@ -59,6 +63,8 @@ async function* pullProgress(
     return { status: `pulling ${short}`, digest, total, completed };
   };
   yield { status: 'pulling manifest' };
+  const fit = modelFit(memoryNeed({ fileBytes: files.map((file) => file.size) }));
+  for (const status of pullFitStatus(fit)) yield { status };
   for await (const event of hub.download(request, { signal })) {
     if (event.type === 'progress') {
       yield line(event.file, event.fileSize, event.fileBytes);

@@ -22,6 +22,7 @@ export const openAiErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
   download_failed: 'server_error',
   checksum_mismatch: 'server_error',
   quota_exceeded: 'server_error',
+  model_too_large: 'invalid_request_error',
   aborted: 'invalid_request_error',
 };
 

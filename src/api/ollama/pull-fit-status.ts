@@ -1,0 +1,33 @@
+import { cpuAddressSpace, cpuFileLimit } from '../../engine/index.js';
+import type { ModelFit, PathFit } from '../../engine/index.js';
+import { formatBytes } from '../../store/index.js';
+
+const gibText = (bytes: number) => `${bytes / 2 ** 30} GiB`;
+
+/**
+ * How a pulled model fits this device, as `/api/pull` status lines: one for the CPU engine, one
+ * for the GPU. Short, because Ollama's CLI redraws its status lines and a wrapped one breaks that;
+ * the full sentences are `modelFit`'s, shown in Discover.
+ */
+export function pullFitStatus(fit: ModelFit): string[] {
+  const { need } = fit;
+  const total = need.weightsBytes + (need.kvCacheBytes ?? 0) + need.workingBytes;
+  const gpuBytes = need.weightsBytes + (need.kvCacheBytes ?? 0);
+  return [cpuLine(fit.cpu, total, need.largestFileBytes), gpuLine(fit.gpu, gpuBytes)];
+}
+
+function cpuLine(cpu: PathFit, total: number, largestFile: number): string {
+  const needs = `needs about ${formatBytes(total)}`;
+  if (cpu.fits === 'yes') return `CPU: fits, ${needs} of the engine's ${gibText(cpuAddressSpace)}`;
+  if (cpu.fits === 'unknown') return `CPU: may not fit this device's memory, ${needs}`;
+  return largestFile > cpuFileLimit
+    ? `CPU: does not fit, a file of ${formatBytes(largestFile)}; the engine reads up to ${gibText(cpuFileLimit)}`
+    : `CPU: does not fit, ${needs}; the engine holds ${gibText(cpuAddressSpace)}`;
+}
+
+function gpuLine(gpu: PathFit, bytes: number): string {
+  const needs = `needs about ${formatBytes(bytes)} of GPU memory`;
+  // modelFit's sentence is short here: no adapter llama.cpp can use.
+  if (gpu.fits === 'no') return gpu.text;
+  return gpu.fits === 'yes' ? `GPU: fits, ${needs}` : `GPU: ${needs}`;
+}

@@ -8,7 +8,10 @@ import {
   ensureFixtures,
   lfm2Configs,
   lfm2Model,
+  lfm2MoeConfigs,
+  lfm2MoeModel,
   writeBenchModel,
+  writeModelFile,
 } from '../tests/support/lfm2-fixtures.js';
 import type { BenchQuant, BenchSize } from './workload.js';
 
@@ -48,7 +51,12 @@ export async function prepareModels(
     const id = size === 'tiny' ? 'bench-lfm2-tiny-f16' : `bench-lfm2-${size.toLowerCase()}-q8_0`;
     const path = join(dir, `${id}.gguf`);
     const started = Date.now();
-    if (size === 'tiny') {
+    if (size === '8B-A1B') {
+      // The mixture of experts: 8.8 GB in Q8_0, from which llama-quantize makes the Q4_K_M file.
+      const model = lfm2MoeModel({ size, type: 'Q8_0', fillers: 'words', name: id });
+      const written = await writeModelFile(path, model);
+      if (written.written) log(`wrote ${path} in ${Math.round((Date.now() - started) / 1000)} s`);
+    } else if (size === 'tiny') {
       const model = lfm2Model({ fillers: 'words', name: id });
       const expected = encodeGguf(model);
       const current = await readFile(path).catch(() => undefined);
@@ -65,7 +73,9 @@ export async function prepareModels(
       path,
       bytes: info.size,
       writtenAt: info.mtimeMs,
-      words: vocabularyWords(lfm2Configs[size].vocab),
+      words: vocabularyWords(
+        size === '8B-A1B' ? lfm2MoeConfigs[size].base.vocab : lfm2Configs[size].vocab,
+      ),
     });
   }
   return files;

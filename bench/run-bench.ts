@@ -80,7 +80,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick              tiny model, 1 run, short generations: proves the harness, measures nothing
-  --sizes=350M,1.2B    model sizes (tiny, 350M, 1.2B); default 350M,1.2B (tiny with --quick)
+  --sizes=350M,1.2B    model sizes (tiny, 350M, 1.2B, 2.6B, 8B-A1B); default 350M,1.2B (tiny with --quick)
   --quants=Q8_0,Q4_K_M weight types; default both (Q4_K_M is quantized from Q8_0 by the native
                        reference's llama-quantize); Q8_0 only with --quick
   --runs=N             runs per figure; default 3 (1 with --quick)

@@ -1,7 +1,7 @@
 import type { ChatWorkload } from './chat-turns.js';
 
 /** Sizes the benchmark runs: `tiny` proves the harness (quick mode), the others measure. */
-export type BenchSize = 'tiny' | '350M' | '1.2B';
+export type BenchSize = 'tiny' | '350M' | '1.2B' | '2.6B' | '8B-A1B';
 
 /** Weight types of the measured files: Q8_0 from the project's writer, Q4_K_M quantized from it. */
 export type BenchQuant = 'Q8_0' | 'Q4_K_M';

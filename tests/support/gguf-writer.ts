@@ -456,8 +456,15 @@ function* tensorChunks(tensor: GgufTensor, seed: number): Generator<Uint8Array> 
   const values = new Float32Array(Math.min(chunkElements, total));
   const bytes = new Uint8Array(tensorByteLength(tensor.type, values.length));
   const view = new DataView(bytes.buffer);
+  // A constant's full chunks encode to the same bytes: encode once (zero-filled real-size files).
+  let encodedFullChunk = false;
   for (let start = 0; start < total; start += chunkElements) {
     const count = Math.min(chunkElements, total - start);
+    if (data.kind === 'constant' && encodedFullChunk && count === chunkElements) {
+      yield bytes.subarray(0, tensorByteLength(tensor.type, count));
+      continue;
+    }
+    encodedFullChunk = data.kind === 'constant' && count === chunkElements;
     const chunk = values.subarray(0, count);
     if (data.kind === 'constant') chunk.fill(data.value);
     else if (data.kind === 'values') {

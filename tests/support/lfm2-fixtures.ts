@@ -5,7 +5,10 @@ import { encodeGguf, ggufChunks, layoutGguf, writeGgufFile } from './gguf-writer
 import type { GgmlTensorType, GgufModel, GgufTensor, GgufValue } from './gguf-writer.js';
 
 /** Shapes of the `lfm2` text model (public LFM2 configs; `tiny` is for tests). */
-export type Lfm2Size = 'tiny' | '350M' | '700M' | '1.2B';
+export type Lfm2Size = 'tiny' | '350M' | '700M' | '1.2B' | '2.6B';
+
+/** Shapes of the `lfm2moe` mixture-of-experts model (`tiny` is for tests). */
+export type Lfm2MoeSize = 'tiny' | '8B-A1B';
 
 /** Hyperparameters of one `lfm2` size. */
 export interface Lfm2Config {
@@ -71,7 +74,32 @@ export const lfm2Configs: Readonly<Record<Lfm2Size, Lfm2Config>> = {
     attentionLayers: benchAttentionLayers,
     contextLength: 128000,
   },
+  // LFM2-2.6B: 2.57e9 parameters, 2.73 GB in Q8_0 (the published file's size).
+  '2.6B': {
+    embedding: 2048,
+    blocks: 30,
+    feedForward: 10752,
+    heads: 32,
+    kvHeads: 8,
+    vocab: 65536,
+    attentionLayers: [2, 6, 10, 14, 18, 21, 24, 27],
+    contextLength: 128000,
+  },
 };
+
+/** Mixture-of-experts settings of an `lfm2moe` shape. */
+export interface Lfm2MoeConfig {
+  /** The dense layout around the experts (embedding, blocks, attention layers, vocabulary). */
+  base: Lfm2Config;
+  expertCount: number;
+  expertUsedCount: number;
+  /** Feed-forward length of one expert. */
+  expertFeedForward: number;
+  /** Blocks before the first expert block, with a dense feed-forward of `base.feedForward`. */
+  leadingDenseBlocks: number;
+  /** llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE (2: sigmoid). */
+  gatingFunc: number;
+}
 
 /** Mixture-of-experts settings of the tiny `lfm2moe` model. */
 export const lfm2MoeConfig = {
@@ -82,6 +110,28 @@ export const lfm2MoeConfig = {
   /** llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID. */
   gatingFunc: 2,
 } as const;
+
+/** The `lfm2moe` shapes: the tiny test model and LFM2-8B-A1B (8.3e9 parameters, 1.5e9 active). */
+export const lfm2MoeConfigs: Readonly<Record<Lfm2MoeSize, Lfm2MoeConfig>> = {
+  tiny: { base: lfm2Configs.tiny, ...lfm2MoeConfig },
+  '8B-A1B': {
+    base: {
+      embedding: 2048,
+      blocks: 24,
+      feedForward: 7168,
+      heads: 32,
+      kvHeads: 8,
+      vocab: 65536,
+      attentionLayers: [2, 6, 10, 14, 18, 21],
+      contextLength: 128000,
+    },
+    expertCount: 32,
+    expertUsedCount: 4,
+    expertFeedForward: 1792,
+    leadingDenseBlocks: 2,
+    gatingFunc: 2,
+  },
+};
 
 /** Vision encoder settings of the tiny LFM2-VL projector. */
 export const lfm2VlProjectorConfig = {
@@ -288,6 +338,8 @@ export interface Lfm2ModelOptions {
   fillers?: Lfm2Fillers;
   /** Carry the thinking chat template (LFM2.5-Thinking style); default false. */
   thinking?: boolean;
+  /** Weight matrices' values: `random` (normal, std 0.02) or `zeros` (quick to write); default `random`. */
+  weights?: 'random' | 'zeros';
 }
 
 /** The `lfm2` dense hybrid text model (short convolutions + attention), per GGUF-FIXTURES.md. */
@@ -295,18 +347,42 @@ export function lfm2Model(options: Lfm2ModelOptions = {}): GgufModel {
   const size = options.size ?? 'tiny';
   const type = options.type ?? 'F16';
   const name = options.name ?? (size === 'tiny' ? 'tiny-lfm2' : defaultBenchName(size, type));
-  return buildTextModel('lfm2', lfm2Configs[size], type, name, options.fillers, options.thinking);
+  return buildTextModel('lfm2', lfm2Configs[size], type, name, {
+    fillers: options.fillers,
+    thinking: options.thinking,
+    weights: options.weights,
+  });
 }
 
 /** Options of {@link lfm2MoeModel}. */
 export interface Lfm2MoeModelOptions {
-  /** `general.name`; default `tiny-lfm2moe`. */
+  /** Model shape; default `tiny`. */
+  size?: Lfm2MoeSize;
+  /** Weight mix; default `F16` (the tiny fixture's experts are F16 in every mix). */
+  type?: 'F16' | 'Q8_0' | 'Q4_K_M';
+  /** `general.name`; default `tiny-lfm2moe`, else `lfm2moe-SIZE-TYPE-random`. */
   name?: string;
+  /** Weight matrices' values; default `random`. */
+  weights?: 'random' | 'zeros';
+  /** What fills the vocabulary; default `unused`. */
+  fillers?: Lfm2Fillers;
 }
 
-/** The tiny `lfm2moe` mixture-of-experts model, per GGUF-FIXTURES.md. */
+/** An `lfm2moe` mixture-of-experts model: the tiny one per GGUF-FIXTURES.md, or LFM2-8B-A1B's shape. */
 export function lfm2MoeModel(options: Lfm2MoeModelOptions = {}): GgufModel {
-  return buildTextModel('lfm2moe', lfm2Configs.tiny, 'F16', options.name ?? 'tiny-lfm2moe');
+  const size = options.size ?? 'tiny';
+  const type = options.type ?? 'F16';
+  const config = lfm2MoeConfigs[size];
+  const name =
+    options.name ??
+    (size === 'tiny'
+      ? 'tiny-lfm2moe'
+      : `lfm2moe-${size.toLowerCase()}-${type.toLowerCase()}-random`);
+  return buildTextModel('lfm2moe', config.base, type, name, {
+    moe: config,
+    weights: options.weights,
+    fillers: options.fillers,
+  });
 }
 
 function defaultBenchName(size: Lfm2Size, type: string): string {
@@ -318,21 +394,31 @@ const f32 = (value: number): GgufValue => ({ type: 'float32', value });
 const str = (value: string): GgufValue => ({ type: 'string', value });
 const bool = (value: boolean): GgufValue => ({ type: 'bool', value });
 
-const weights = { kind: 'normal', std: 0.02 } as const;
+const randomWeights = { kind: 'normal', std: 0.02 } as const;
 const ones = { kind: 'constant', value: 1 } as const;
 const zeros = { kind: 'constant', value: 0 } as const;
 
 /** llama.cpp's file types of the weight mixes the fixtures write. */
 const fileTypes = { F16: 1, Q8_0: 7, Q4_K_M: 15 } as const;
 
+/** Options of {@link buildTextModel} beyond the shape. */
+interface TextModelOptions {
+  fillers?: Lfm2Fillers;
+  thinking?: boolean;
+  weights?: 'random' | 'zeros';
+  /** The experts' settings of an `lfm2moe` model; default the tiny one's. */
+  moe?: Lfm2MoeConfig;
+}
+
 function buildTextModel(
   arch: 'lfm2' | 'lfm2moe',
   config: Lfm2Config,
   type: keyof typeof fileTypes,
   name: string,
-  fillers: Lfm2Fillers = 'unused',
-  thinking = false,
+  { fillers = 'unused', thinking = false, ...options }: TextModelOptions = {},
 ): GgufModel {
+  const moe = options.moe ?? lfm2MoeConfigs.tiny;
+  const weights = options.weights === 'zeros' ? zeros : randomWeights;
   const { embedding: e, blocks, feedForward: f, heads, kvHeads, vocab: v } = config;
   const d = e / heads;
   const isAttention = (i: number): boolean => config.attentionLayers.includes(i);
@@ -358,11 +444,11 @@ function buildTextModel(
   };
   if (arch === 'lfm2moe') {
     Object.assign(metadata, {
-      'lfm2moe.expert_count': u32(lfm2MoeConfig.expertCount),
-      'lfm2moe.expert_used_count': u32(lfm2MoeConfig.expertUsedCount),
-      'lfm2moe.expert_feed_forward_length': u32(lfm2MoeConfig.expertFeedForward),
-      'lfm2moe.leading_dense_block_count': u32(lfm2MoeConfig.leadingDenseBlocks),
-      'lfm2moe.expert_gating_func': u32(lfm2MoeConfig.gatingFunc),
+      'lfm2moe.expert_count': u32(moe.expertCount),
+      'lfm2moe.expert_used_count': u32(moe.expertUsedCount),
+      'lfm2moe.expert_feed_forward_length': u32(moe.expertFeedForward),
+      'lfm2moe.leading_dense_block_count': u32(moe.leadingDenseBlocks),
+      'lfm2moe.expert_gating_func': u32(moe.gatingFunc),
     });
   }
   Object.assign(metadata, {
@@ -405,13 +491,15 @@ function buildTextModel(
   for (let i = 0; i < blocks; i++) {
     const blk = `blk.${i}`;
     tensors.push(norm(`${blk}.attn_norm.weight`, e), norm(`${blk}.ffn_norm.weight`, e));
-    if (arch === 'lfm2moe' && i >= lfm2MoeConfig.leadingDenseBlocks) {
-      const { expertCount: n, expertFeedForward: fe } = lfm2MoeConfig;
+    if (arch === 'lfm2moe' && i >= moe.leadingDenseBlocks) {
+      const { expertCount: n, expertFeedForward: fe } = moe;
+      // The tiny fixture's experts stay F16 (64 values a row: no whole K-quant block).
+      const expert = moe === lfm2MoeConfigs.tiny ? f16 : matrix;
       tensors.push(
         { name: `${blk}.ffn_gate_inp.weight`, dims: [e, n], type: 'F32', data: weights },
-        f16(`${blk}.ffn_gate_exps.weight`, [e, fe, n]),
-        f16(`${blk}.ffn_up_exps.weight`, [e, fe, n]),
-        f16(`${blk}.ffn_down_exps.weight`, [fe, e, n]),
+        expert(`${blk}.ffn_gate_exps.weight`, [e, fe, n]),
+        expert(`${blk}.ffn_up_exps.weight`, [e, fe, n]),
+        expert(`${blk}.ffn_down_exps.weight`, [fe, e, n]),
         { name: `${blk}.exp_probs_b.bias`, dims: [n], type: 'F32', data: zeros },
       );
     } else {
@@ -484,7 +572,7 @@ export function lfm2VlProjector(options: Lfm2VlProjectorOptions = {}): GgufModel
     name,
     dims,
     type: 'F16',
-    data: weights,
+    data: randomWeights,
   });
   const f32Tensor = (name: string, dims: number[], data: GgufTensor['data']): GgufTensor => ({
     name,
@@ -499,7 +587,7 @@ export function lfm2VlProjector(options: Lfm2VlProjectorOptions = {}): GgufModel
   const tensors: GgufTensor[] = [
     f16('v.patch_embd.weight', [patchSize, patchSize, 3, ev]),
     f32Tensor('v.patch_embd.bias', [ev], zeros),
-    f32Tensor('v.position_embd.weight', [ev, patches], weights),
+    f32Tensor('v.position_embd.weight', [ev, patches], randomWeights),
   ];
   for (let i = 0; i < blocks; i++) {
     const blk = `v.blk.${i}`;
@@ -622,7 +710,7 @@ export function fixtureModel(fixture: keyof FixturePaths): GgufModel {
   if (fixture === 'lfm2Heads32')
     return buildTextModel('lfm2', tinyHeads32, 'F16', 'tiny-lfm2-heads32');
   if (fixture === 'lfm2Q4KM')
-    return buildTextModel('lfm2', tinyQ4KM, 'Q4_K_M', 'tiny-lfm2-q4_k_m', 'words');
+    return buildTextModel('lfm2', tinyQ4KM, 'Q4_K_M', 'tiny-lfm2-q4_k_m', { fillers: 'words' });
   return lfm2VlProjector();
 }
 
@@ -734,6 +822,21 @@ export async function writeBenchModel(
   }
   const bytes = await writeGgufFile(path, model);
   return { path, bytes, written: true, summary };
+}
+
+/**
+ * Streams any generated model (a real-size shape, e.g. `lfm2MoeModel({size: '8B-A1B'})`) to `path`,
+ * unless a file with the same size, header and first data bytes is already there. Returns its size.
+ */
+export async function writeModelFile(
+  path: string,
+  model: GgufModel,
+): Promise<{ bytes: number; written: boolean }> {
+  const { header, totalBytes } = layoutGguf(model);
+  if (await startsAsExpected(path, model, totalBytes, header.length + (1 << 20))) {
+    return { bytes: totalBytes, written: false };
+  }
+  return { bytes: await writeGgufFile(path, model), written: true };
 }
 
 /** Same size, header and first data bytes: catches shape and generator changes without a full read. */

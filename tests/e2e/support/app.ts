@@ -73,9 +73,15 @@ export async function openTab(page: Page, name: string): Promise<void> {
 
 /**
  * Imports a GGUF fixture through My Models' "Import model file" control, with an optional projector,
- * then goes back to the tab that was showing.
+ * then goes back to the tab that was showing. `timeout` (ms) bounds the import; default the
+ * expectation timeout (30 s), enough for the tiny fixtures.
  */
-export async function importModel(page: Page, file: string, projector?: string): Promise<string> {
+export async function importModel(
+  page: Page,
+  file: string,
+  projector?: string,
+  { timeout }: { timeout?: number } = {},
+): Promise<string> {
   const previous = (await page.getByRole('tab', { selected: true }).innerText()).trim();
   await openTab(page, 'My Models');
   const panel = page.getByRole('tabpanel', { name: 'My Models' });
@@ -83,7 +89,7 @@ export async function importModel(page: Page, file: string, projector?: string):
     await panel.getByLabel('Projector file (optional)').setInputFiles(fixture(projector));
   await panel.getByLabel('Import model file').setInputFiles(fixture(file));
   const id = file.replace(/\.gguf$/, '');
-  await expect(panel.getByRole('status')).toHaveText(`Imported ${id}`);
+  await expect(panel.getByRole('status')).toHaveText(`Imported ${id}`, { timeout });
   if (previous !== 'My Models') await openTab(page, previous);
   return id;
 }

@@ -1,0 +1,118 @@
+import { chromium, expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lfm2Model, lfm2MoeModel, writeModelFile } from '../support/lfm2-fixtures.js';
+import { importModel, openApp } from './support/app.js';
+import { watchConsole } from './support/console.js';
+import { fixtureDir } from './support/paths.js';
+
+// Files of the published sizes, with zero weights (quick to write; the engine runs every layer on
+// them all the same). LFM2-2.6B in Q8_0 (2.73 GB) is over the 2 GiB that one allocation, one file
+// position and one address of the wasm32 engine could reach; LFM2-8B-A1B in Q4_K_M (4.73 GB) is
+// over the 4 GiB it can address at all.
+const bigFile = 'lfm2-2.6b-q8_0-zeros.gguf';
+const moeFile = 'lfm2moe-8b-a1b-q4_k_m-zeros.gguf';
+
+// One browser with its profile on disk: an in-memory context's storage quota (about 10 GB here)
+// refuses a 4.7 GB import after a 2.7 GB one.
+test.describe.configure({ mode: 'serial' });
+let workDir: string;
+let context: BrowserContext;
+let page: Page;
+
+test.beforeAll(async ({ baseURL }) => {
+  test.setTimeout(300_000);
+  const big = await writeModelFile(
+    join(fixtureDir, bigFile),
+    lfm2Model({
+      size: '2.6B',
+      type: 'Q8_0',
+      weights: 'zeros',
+      fillers: 'words',
+      name: 'lfm2-2.6b-zeros',
+    }),
+  );
+  expect(big.bytes).toBeGreaterThan(2.5 * 2 ** 30);
+  const moe = await writeModelFile(
+    join(fixtureDir, moeFile),
+    lfm2MoeModel({
+      size: '8B-A1B',
+      type: 'Q4_K_M',
+      weights: 'zeros',
+      name: 'lfm2moe-8b-a1b-zeros',
+    }),
+  );
+  expect(moe.bytes).toBeGreaterThan(4.3 * 2 ** 30);
+  workDir = await mkdtemp(join(tmpdir(), 'lmtab-real-sizes-'));
+  context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
+    executablePath: process.env.LMTAB_BROWSER ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking', '--no-first-run'],
+    baseURL,
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  await openApp(page);
+});
+
+test.afterAll(async () => {
+  await context?.close();
+  // The profile holds 7.5 GB of stored models: nothing may stay behind.
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+interface ChatAnswer {
+  status: number;
+  body: {
+    choices?: { message: { content: string }; finish_reason: string }[];
+    usage?: { completion_tokens: number };
+    error?: { message: string; code: string; type: string };
+  };
+}
+
+function chat(model: string): Promise<ChatAnswer> {
+  return page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'Say hello.' }],
+        max_tokens: 4,
+        ignore_eos: true,
+      }),
+    });
+    return { status: response.status, body: await response.json() };
+  }, model);
+}
+
+async function loadedModels(): Promise<{ model: string; info: Record<string, unknown> }[]> {
+  const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  return engine.loaded;
+}
+
+test('a 2.73 GB file (LFM2-2.6B Q8_0) loads on the CPU build and answers', async () => {
+  test.setTimeout(600_000);
+  const problems = watchConsole(page);
+  const model = await importModel(page, bigFile, undefined, { timeout: 300_000 });
+  const answer = await chat(model);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body.usage?.completion_tokens).toBe(4);
+  expect(answer.body.choices?.[0].finish_reason).toBe('length');
+  const loaded = (await loadedModels()).find((m) => m.model === model);
+  expect(loaded?.info).toMatchObject({ backend: 'wasm', build: 'lmtab-cpu' });
+  expect(problems).toEqual([]);
+});
+
+test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M) is refused before the CPU engine starts, with the sizes and the limit', async () => {
+  test.setTimeout(600_000);
+  const model = await importModel(page, moeFile, undefined, { timeout: 300_000 });
+  const refused = await chat(model);
+  expect(refused.status).toBe(507);
+  expect(refused.body.error).toMatchObject({
+    code: 'model_too_large',
+    type: 'invalid_request_error',
+    message: `${model} cannot be loaded on the CPU: a file of 4.7 GB; this browser's CPU engine (WebAssembly with 32-bit memory) can address 4 GiB and read files up to 4 GiB.`,
+  });
+  // Refused from the file's size: the engine never started on it.
+  expect((await loadedModels()).map((m) => m.model)).not.toContain(model);
+});

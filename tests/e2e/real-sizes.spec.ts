@@ -13,6 +13,8 @@ import { fixtureDir } from './support/paths.js';
 // over the 4 GiB it can address at all.
 const bigFile = 'lfm2-2.6b-q8_0-zeros.gguf';
 const moeFile = 'lfm2moe-8b-a1b-q4_k_m-zeros.gguf';
+// LFM2-1.2B in F16 (2.34 GB): over 2 GiB too, with F16 weights.
+const f16File = 'lfm2-1.2b-f16-zeros.gguf';
 
 // One browser with its profile on disk: an in-memory context's storage quota (about 10 GB here)
 // refuses a 4.7 GB import after a 2.7 GB one.
@@ -34,6 +36,17 @@ test.beforeAll(async ({ baseURL }) => {
     }),
   );
   expect(big.bytes).toBeGreaterThan(2.5 * 2 ** 30);
+  const f16 = await writeModelFile(
+    join(fixtureDir, f16File),
+    lfm2Model({
+      size: '1.2B',
+      type: 'F16',
+      weights: 'zeros',
+      fillers: 'words',
+      name: 'lfm2-1.2b-zeros',
+    }),
+  );
+  expect(f16.bytes).toBeGreaterThan(2.1 * 2 ** 30);
   const moe = await writeModelFile(
     join(fixtureDir, moeFile),
     lfm2MoeModel({
@@ -56,7 +69,7 @@ test.beforeAll(async ({ baseURL }) => {
 
 test.afterAll(async () => {
   await context?.close();
-  // The profile holds 7.5 GB of stored models: nothing may stay behind.
+  // The profile holds 9.8 GB of stored models: nothing may stay behind.
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -90,18 +103,23 @@ async function loadedModels(): Promise<{ model: string; info: Record<string, unk
   return engine.loaded;
 }
 
-test('a 2.73 GB file (LFM2-2.6B Q8_0) loads on the CPU build and answers', async () => {
-  test.setTimeout(600_000);
-  const problems = watchConsole(page);
-  const model = await importModel(page, bigFile, undefined, { timeout: 300_000 });
-  const answer = await chat(model);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  expect(answer.body.usage?.completion_tokens).toBe(4);
-  expect(answer.body.choices?.[0].finish_reason).toBe('length');
-  const loaded = (await loadedModels()).find((m) => m.model === model);
-  expect(loaded?.info).toMatchObject({ backend: 'wasm', build: 'lmtab-cpu' });
-  expect(problems).toEqual([]);
-});
+for (const [file, label] of [
+  [bigFile, 'a 2.73 GB file (LFM2-2.6B Q8_0)'],
+  [f16File, 'a 2.34 GB F16 file (LFM2-1.2B F16)'],
+]) {
+  test(`${label} loads on the CPU build and answers`, async () => {
+    test.setTimeout(600_000);
+    const problems = watchConsole(page);
+    const model = await importModel(page, file, undefined, { timeout: 300_000 });
+    const answer = await chat(model);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.usage?.completion_tokens).toBe(4);
+    expect(answer.body.choices?.[0].finish_reason).toBe('length');
+    const loaded = (await loadedModels()).find((m) => m.model === model);
+    expect(loaded?.info).toMatchObject({ backend: 'wasm', build: 'lmtab-cpu' });
+    expect(problems).toEqual([]);
+  });
+}
 
 test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M) is refused before the CPU engine starts, with the sizes and the limit', async () => {
   test.setTimeout(600_000);

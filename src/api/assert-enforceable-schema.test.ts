@@ -51,4 +51,28 @@ describe('assertEnforceableSchema', () => {
     expect(refusal({ $ref: 'https://example.test/s.json' }).param).toBe('format.$ref');
     expect(refusal({ anyOf: [{ not: { type: 'null' } }] }).param).toBe('format.anyOf[0].not');
   });
+
+  it('leniently, takes what it cannot enforce and refuses only what breaks the conversion', () => {
+    const loose = {
+      type: 'object',
+      properties: {
+        url: { type: 'string', format: 'uri', pattern: '[a-z]+' },
+        timeout: { type: 'number', minimum: 0 },
+        headers: { type: 'object', propertyNames: { not: { const: 'x' } } },
+      },
+    };
+    expect(() => assertEnforceableSchema(loose, 'tools', { lenient: true })).not.toThrow();
+    expect(refusal(loose).param).toBe('format.properties.url.format');
+    const broken: [unknown, string][] = [
+      [{ type: 'object', properties: { a: { type: 'text' } } }, 'tools.properties.a.type'],
+      [{ $ref: 'https://example.test/s.json' }, 'tools.$ref'],
+      [{ type: 'string', format: 7 }, 'tools.format'],
+      [{ anyOf: [] }, 'tools.anyOf'],
+    ];
+    for (const [schema, param] of broken) {
+      expect(() => assertEnforceableSchema(schema, 'tools', { lenient: true })).toThrow(
+        expect.objectContaining({ param }) as Error,
+      );
+    }
+  });
 });

@@ -64,16 +64,30 @@ function typesOf(schema: Record<string, unknown>): string[] {
   return typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : [];
 }
 
+/** Options of {@link assertEnforceableSchema}. */
+export interface EnforceableSchemaOptions {
+  /**
+   * Accept what the engine cannot enforce (unknown keywords and formats, ranges on non-integers,
+   * unanchored patterns: left unenforced), refusing only what breaks its schema conversion (an
+   * unknown `type`, a remote `$ref`, malformed sub-schemas); default false.
+   */
+  lenient?: boolean;
+}
+
 /**
  * Checks that the engine can enforce every keyword of a JSON Schema, before any generation:
  * a keyword it would ignore is a 400 naming it and its path (`param` is the request's field path,
  * e.g. `response_format.json_schema.schema`), never an answer that might not validate.
  */
-export function assertEnforceableSchema(schema: unknown, param: string): void {
-  visit(schema, param, schema);
+export function assertEnforceableSchema(
+  schema: unknown,
+  param: string,
+  options: EnforceableSchemaOptions = {},
+): void {
+  visit(schema, param, options.lenient === true);
 }
 
-function visit(schema: unknown, path: string, root: unknown): void {
+function visit(schema: unknown, path: string, lenient: boolean): void {
   if (typeof schema === 'boolean') return;
   if (!isRecord(schema)) {
     refuse(
@@ -85,6 +99,8 @@ function visit(schema: unknown, path: string, root: unknown): void {
     const at = `${path}.${key}`;
     if (annotations.has(key)) continue;
     if (!enforced.has(key)) {
+      // llama.cpp skips keywords it does not know, sub-schemas included.
+      if (lenient) continue;
       refuse(
         at,
         `The JSON Schema keyword "${key}" cannot be enforced by this engine (llama.cpp turns a schema into a grammar and would ignore it), so the answer could break the schema. Remove it, or express it with: ${[...enforced].join(', ')}`,
@@ -110,12 +126,12 @@ function visit(schema: unknown, path: string, root: unknown): void {
       case 'definitions':
         if (!isRecord(value))
           refuse(at, `Expected an object of schemas, received ${describeValue(value)}`);
-        for (const [name, inner] of Object.entries(value)) visit(inner, `${at}.${name}`, root);
+        for (const [name, inner] of Object.entries(value)) visit(inner, `${at}.${name}`, lenient);
         break;
       case 'additionalProperties':
       case 'items':
-        if (Array.isArray(value)) value.forEach((inner, i) => visit(inner, `${at}[${i}]`, root));
-        else visit(value, at, root);
+        if (Array.isArray(value)) value.forEach((inner, i) => visit(inner, `${at}[${i}]`, lenient));
+        else visit(value, at, lenient);
         break;
       case 'prefixItems':
       case 'anyOf':
@@ -124,17 +140,18 @@ function visit(schema: unknown, path: string, root: unknown): void {
         if (!Array.isArray(value) || value.length === 0) {
           refuse(at, `Expected a non-empty array of schemas, received ${describeValue(value)}`);
         }
-        value.forEach((inner, i) => visit(inner, `${at}[${i}]`, root));
+        value.forEach((inner, i) => visit(inner, `${at}[${i}]`, lenient));
         break;
       case 'format':
-        if (typeof value !== 'string' || !formats.has(value)) {
+        if (typeof value !== 'string' || !(lenient || formats.has(value))) {
           refuse(
             at,
-            `The string format ${describeValue(value)} cannot be enforced by this engine; it enforces ${[...formats].join(', ')}. Use a "pattern" instead`,
+            `The string format ${typeof value === 'string' ? JSON.stringify(value) : describeValue(value)} cannot be enforced by this engine; it enforces ${[...formats].join(', ')}. Use a "pattern" instead`,
           );
         }
         break;
       case 'pattern':
+        if (typeof value === 'string' && lenient) break;
         if (typeof value !== 'string' || !value.startsWith('^') || !value.endsWith('$')) {
           refuse(
             at,
@@ -146,6 +163,7 @@ function visit(schema: unknown, path: string, root: unknown): void {
       case 'maximum':
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
+        if (lenient) break;
         if (!typesOf(schema).every((type) => type === 'integer') || typesOf(schema).length === 0) {
           refuse(
             at,

@@ -4,6 +4,7 @@ import {
   assertAnswerLimit,
   assertContextLength,
   contextExceeded,
+  maxAnswerLimit,
   maxContextLength,
 } from './context-limits.js';
 
@@ -40,16 +41,18 @@ describe('assertContextLength', () => {
 });
 
 describe('assertAnswerLimit', () => {
-  it('allows no limit, and a limit within the context', () => {
+  it('takes no limit, and any limit beyond the loaded context as a ceiling', () => {
     expect(() => assertAnswerLimit('m', undefined, 4096)).not.toThrow();
     expect(() => assertAnswerLimit('m', 4096, 4096)).not.toThrow();
+    expect(() => assertAnswerLimit('m', 32_000, 4096)).not.toThrow();
+    expect(() => assertAnswerLimit('m', maxAnswerLimit, 4096)).not.toThrow();
   });
 
-  it('refuses a limit beyond the loaded context (1e12 would wrap in llama.cpp)', () => {
+  it('refuses a limit llama.cpp cannot read as a 32-bit number (1e12 would wrap)', () => {
     const error = refusal(() => assertAnswerLimit('m', 1e12, 4096));
     expect(error).toMatchObject({ code: 'invalid_request', param: 'max_tokens' });
     expect(error.message).toContain('is 1,000,000,000,000 tokens');
-    expect(error.message).toContain('ask for at most 4,096.');
+    expect(error.message).toContain('at most 2,147,483,647');
   });
 });
 

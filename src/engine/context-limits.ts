@@ -19,15 +19,20 @@ export function assertContextLength(model: string, wanted: number, trained?: num
   );
 }
 
+/** The largest answer limit llama.cpp can read: it takes `n_predict` as a 32-bit integer. */
+export const maxAnswerLimit = 2_147_483_647;
+
 /**
- * Refuses an answer limit beyond the loaded context, which holds the prompt and the answer
- * (llama.cpp takes the limit as a 32-bit number: 1e12 would wrap to a negative one).
+ * Refuses only an answer limit llama.cpp cannot read (1e12 would wrap to a negative number). A
+ * limit beyond the loaded context is a ceiling, as clients that do not know the model send
+ * (Claude Code's 32,000): the answer runs until the context is full and ends with `length`, since
+ * llama.cpp (context shift off) and web-llm stop there.
  */
 export function assertAnswerLimit(model: string, maxTokens: number | undefined, context: number) {
-  if (maxTokens === undefined || maxTokens <= context) return;
+  if (maxTokens === undefined || maxTokens <= maxAnswerLimit) return;
   throw new LmtabError(
     'invalid_request',
-    `The answer limit (max_tokens, max_completion_tokens or num_predict) is ${n(maxTokens)} tokens, but ${model} is loaded with a context of ${n(context)} tokens, which holds the prompt and the answer: ask for at most ${n(context)}.`,
+    `The answer limit (max_tokens, max_completion_tokens or num_predict) is ${n(maxTokens)} tokens, more than the engine can read (at most ${n(maxAnswerLimit)}); ${model} is loaded with ${n(context)} tokens of context, so any limit from ${n(context)} up lets the answer run until the context is full.`,
     { param: 'max_tokens' },
   );
 }

@@ -46,6 +46,17 @@ const weatherTool = {
   },
 };
 
+// What Claude Code's tools carry: keywords llama.cpp's grammar cannot enforce.
+const agentSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', format: 'uri' },
+    timeout: { type: 'number', minimum: 0 },
+    headers: { type: 'object', propertyNames: { pattern: '^[a-z-]+$' } },
+  },
+  required: ['url'],
+};
+
 function chat(request: GenerateRequest | undefined) {
   if (request?.input.kind !== 'chat') throw new Error('expected a chat request');
   return request.input.messages;
@@ -246,6 +257,131 @@ describe('POST /v1/messages', () => {
       },
       { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
     ]);
+  });
+
+  it('takes what Claude Code sends on every request: effort, context edits, system turns, loose tool schemas', async () => {
+    const { send, engine } = client();
+    const turn = (thinking: string, text: string) => ({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking, signature: 'sig' },
+        { type: 'text', text },
+      ],
+    });
+    const response = await send('/v1/messages', {
+      model: 'lfm2-350m',
+      max_tokens: 32000,
+      system: 'You are an agent.',
+      messages: [
+        { role: 'user', content: 'One' },
+        turn('First thought.', 'A'),
+        { role: 'system', content: [{ type: 'text', text: 'Reminder: be brief.' }] },
+        { role: 'user', content: 'Two' },
+        turn('Second thought.', 'B'),
+        { role: 'system', content: 'Mode: plan.' },
+        { role: 'user', content: 'Three' },
+      ],
+      tools: [{ name: 'fetch', input_schema: agentSchema }],
+      tool_choice: { type: 'auto' },
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'high' },
+      context_management: {
+        edits: [
+          { type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 1 } },
+          { type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 100000 } },
+        ],
+      },
+      speed: 'fast',
+      metadata: { user_id: 'u1' },
+    });
+    expect(response.status).toBe(200);
+    const text = (value: string) => [{ type: 'text', text: value }];
+    expect(engine.requests[0]).toEqual({
+      model: 'lfm2-350m',
+      input: {
+        kind: 'chat',
+        messages: [
+          { role: 'system', content: text('You are an agent.') },
+          { role: 'user', content: text('One') },
+          { role: 'assistant', content: text('A') },
+          { role: 'system', content: text('Reminder: be brief.') },
+          { role: 'user', content: text('Two') },
+          { role: 'assistant', content: text('B'), reasoning: 'Second thought.' },
+          { role: 'system', content: text('Mode: plan.') },
+          { role: 'user', content: text('Three') },
+        ],
+      },
+      sampling: { maxTokens: 32000 },
+      tools: [{ name: 'fetch', parameters: agentSchema }],
+      toolChoice: 'auto',
+    });
+    const keepAll = await send('/v1/messages', {
+      model: 'lfm2-350m',
+      max_tokens: 8,
+      messages: [turn('Kept.', 'A'), { role: 'user', content: 'Two' }],
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    });
+    expect(keepAll.status).toBe(200);
+    expect(chat(engine.requests[1])[0]).toMatchObject({ reasoning: 'Kept.' });
+  });
+
+  it('refuses keywords it cannot enforce only in a strict or forced tool', async () => {
+    const { send } = client();
+    const fetchTool = { name: 'fetch', input_schema: agentSchema };
+    const cases: unknown[] = [
+      { tools: [weatherTool, { ...fetchTool, strict: true }] },
+      { tools: [weatherTool, fetchTool], tool_choice: { type: 'any' } },
+      { tools: [weatherTool, fetchTool], tool_choice: { type: 'tool', name: 'fetch' } },
+    ];
+    for (const fields of cases) {
+      const response = await send('/v1/messages', {
+        model: 'lfm2-350m',
+        max_tokens: 8,
+        messages: [{ role: 'user', content: 'Hi' }],
+        ...(fields as object),
+      });
+      expect(response.status, JSON.stringify(fields)).toBe(400);
+      const { error } = (await response.json()) as { error: { message: string } };
+      expect(error.message).toMatch(/"uri" cannot be enforced.*The tool "fetch" is/);
+    }
+    const named = await send('/v1/messages', {
+      model: 'lfm2-350m',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [weatherTool, fetchTool],
+      tool_choice: { type: 'tool', name: 'weather' },
+    });
+    expect(named.status).toBe(200);
+  });
+
+  it('drops server and Anthropic-defined tools, and refuses a choice that forces one', async () => {
+    const { send, engine } = client();
+    const tools = [
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+      { type: 'bash_20250124', name: 'bash' },
+      { type: 'custom', ...weatherTool },
+    ];
+    const body = {
+      model: 'lfm2-350m',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools,
+    };
+    expect((await send('/v1/messages', body)).status).toBe(200);
+    expect(engine.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['weather']);
+    const forced = await send('/v1/messages', {
+      ...body,
+      tool_choice: { type: 'tool', name: 'web_search' },
+    });
+    expect(forced.status).toBe(400);
+    expect(await forced.json()).toEqual({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message:
+          'Invalid `tool_choice.name`: expected a tool lmtab runs (one given with a JSON Schema of its arguments), received a choice that forces the tool "web_search" of type "web_search_20250305"; built-in and server tools are dropped from `tools`.',
+      },
+    });
   });
 
   it('counts tokens through the engine, tools and system included', async () => {

@@ -61,19 +61,37 @@ const contentBlockSchema = z.discriminatedUnion(
 );
 
 const messageSchema = z.object({
-  role: z.enum(['user', 'assistant']),
+  // A `system` message mid-conversation is kept where it stands (the chat template renders it).
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.union([z.string(), z.array(contentBlockSchema)], {
     error: 'a string or an array of content blocks',
   }),
 });
 
-const toolSchema = z.object({
-  // Anthropic's server tools (web search, code execution, ...) have other types.
-  type: z.literal('custom', { error: '"custom" (lmtab runs no server tools)' }).optional(),
+const customToolSchema = z.object({
+  type: z.literal('custom').optional(),
   name: z.string().min(1),
   description: z.string().optional(),
   input_schema: z.record(z.string(), z.unknown()),
+  strict: z.boolean().optional(),
 });
+
+// Server tools (web search, code execution, ...) and Anthropic-defined client tools (bash, text
+// editor, ...) carry a dated type and no schema: they are read, then dropped.
+const typedToolSchema = z.looseObject({
+  type: z.string().refine((type) => type !== 'custom'),
+  name: z.string(),
+});
+
+const toolSchema = z.union([customToolSchema, typedToolSchema]);
+
+/** A custom tool (the only kind lmtab runs) of a messages request. */
+export type AnthropicCustomTool = z.output<typeof customToolSchema>;
+
+/** Whether a request's tool is a custom tool, one with an `input_schema`. */
+export function isCustomTool(tool: z.output<typeof toolSchema>): tool is AnthropicCustomTool {
+  return tool.type === undefined || tool.type === 'custom';
+}
 
 const toolChoiceSchema = z.discriminatedUnion(
   'type',
@@ -106,9 +124,42 @@ const systemSchema = z.union([z.string(), z.array(textBlockSchema)], {
 });
 
 const outputConfigSchema = z.strictObject({
+  // A hint: thinking here is on or off (`thinking`), with no graded effort, so it changes nothing.
+  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).nullish(),
   format: z
     .strictObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) })
     .nullish(),
+});
+
+const thinkingTurnsSchema = z.union(
+  [
+    z.literal('all'),
+    z.strictObject({ type: z.literal('all') }),
+    z.strictObject({ type: z.literal('thinking_turns'), value: z.int().min(0) }),
+  ],
+  { error: '"all", {"type": "all"} or {"type": "thinking_turns", "value": ...}' },
+);
+
+const clearThinkingSchema = z.strictObject({
+  type: z.literal('clear_thinking_20251015'),
+  keep: thinkingTurnsSchema.optional(),
+});
+
+// Other edits (clearing old tool results past a token threshold) are accepted and not applied.
+const otherEditSchema = z.looseObject({
+  type: z.string().refine((type) => type !== 'clear_thinking_20251015'),
+});
+
+/** A validated `clear_thinking_20251015` context edit. */
+export type ClearThinkingEdit = z.output<typeof clearThinkingSchema>;
+
+/** Whether a context edit is `clear_thinking_20251015` (the one lmtab applies). */
+export function isClearThinkingEdit(edit: { type: string }): edit is ClearThinkingEdit {
+  return edit.type === 'clear_thinking_20251015';
+}
+
+const contextManagementSchema = z.looseObject({
+  edits: z.array(z.union([clearThinkingSchema, otherEditSchema])).optional(),
 });
 
 /** The prompt fields shared by `/v1/messages` and `/v1/messages/count_tokens`. */
@@ -119,12 +170,14 @@ const promptShape = {
   cache_control: z
     .strictObject({ type: z.literal('ephemeral'), ttl: z.string().optional() })
     .nullish(),
-  speed: z.literal('standard', { error: '"standard"' }).nullish(),
+  // A serving hint: every request runs at the tab's one speed.
+  speed: z.enum(['standard', 'fast']).nullish(),
   messages: z.array(messageSchema).min(1),
   system: systemSchema.optional(),
   tools: z.array(toolSchema).optional(),
   tool_choice: toolChoiceSchema.optional(),
   thinking: thinkingSchema.optional(),
+  context_management: contextManagementSchema.nullish(),
 };
 
 /** `POST /v1/messages` request body. */

@@ -6,10 +6,12 @@ import type {
   ToolCall,
   ToolChoice,
 } from '../../engine/index.js';
-import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
+import { assertToolSchemas } from '../assert-tool-schemas.js';
 import { decodeImage } from '../decode-image.js';
+import { droppedToolForced } from '../dropped-tool-forced.js';
 import { normalizeStop } from '../normalize-stop.js';
 import { omitUndefined } from '../omit-undefined.js';
+import { isClearThinkingEdit, isCustomTool } from './messages-request-schema.js';
 import type {
   AnthropicContentBlock,
   AnthropicPrompt,
@@ -60,27 +62,48 @@ export async function anthropicPromptToGenerate(
     const path = `messages[${i}].content`;
     if (typeof message.content === 'string') {
       messages.push({ role: message.role, content: [{ type: 'text', text: message.content }] });
+    } else if (message.role === 'system') {
+      messages.push(systemMessage(message.content, path));
     } else if (message.role === 'assistant') {
       messages.push(assistantMessage(message.content, path, toolNames));
     } else {
       messages.push(...(await userMessages(message.content, path, toolNames, options)));
     }
   }
+  clearThinking(messages, wire.context_management?.edits ?? []);
   const request: GenerateRequest = { model, input: { kind: 'chat', messages }, sampling: {} };
-  const names = (wire.tools ?? []).map((tool) => tool.name);
-  wire.tools?.forEach((tool, i) =>
-    assertEnforceableSchema(tool.input_schema, `tools[${i}].input_schema`),
+  // Server and Anthropic-defined tools are dropped; forcing one is refused.
+  const tools = (wire.tools ?? []).flatMap((tool, i) =>
+    isCustomTool(tool) ? [{ ...tool, at: i }] : [],
   );
-  if (wire.tools !== undefined && wire.tools.length > 0) {
-    request.tools = wire.tools.map((tool) => ({
+  const choice = wire.tool_choice;
+  const toolChoice =
+    choice === undefined
+      ? undefined
+      : toToolChoice(
+          choice,
+          tools.map((tool) => tool.name),
+          wire.tools ?? [],
+        );
+  assertToolSchemas(
+    tools.map((tool) => ({
+      name: tool.name,
+      strict: tool.strict,
+      schema: tool.input_schema,
+      param: `tools[${tool.at}].input_schema`,
+    })),
+    toolChoice,
+  );
+  if (tools.length > 0) {
+    request.tools = tools.map((tool) => ({
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
       parameters: tool.input_schema,
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
     }));
   }
-  const choice = wire.tool_choice;
-  if (choice !== undefined) {
-    request.toolChoice = toToolChoice(choice, names);
+  if (choice !== undefined && toolChoice !== undefined) {
+    request.toolChoice = toolChoice;
     if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use !== undefined) {
       request.parallelToolCalls = !choice.disable_parallel_tool_use;
     }
@@ -98,8 +121,9 @@ export async function anthropicPromptToGenerate(
 function toToolChoice(
   choice: NonNullable<AnthropicPrompt['tool_choice']>,
   names: string[],
+  given: NonNullable<AnthropicPrompt['tools']>,
 ): ToolChoice {
-  const given = names.map((n) => JSON.stringify(n)).join(', ') || 'none given';
+  const listed = names.map((n) => JSON.stringify(n)).join(', ') || 'none given';
   switch (choice.type) {
     case 'auto':
       return 'auto';
@@ -114,15 +138,46 @@ function toToolChoice(
       return 'required';
     case 'none':
       return 'none';
-    case 'tool':
-      if (!names.includes(choice.name)) {
-        throw new LmtabError(
-          'invalid_request',
-          `Invalid \`tool_choice.name\`: expected one of the tools (${given}), received ${JSON.stringify(choice.name)}.`,
-          { param: 'tool_choice.name' },
+    case 'tool': {
+      if (names.includes(choice.name)) return { name: choice.name };
+      const dropped = given.find((tool) => !isCustomTool(tool) && tool.name === choice.name);
+      if (dropped !== undefined) {
+        throw droppedToolForced(
+          `the tool ${JSON.stringify(choice.name)} of type ${JSON.stringify(dropped.type)}`,
+          'tool_choice.name',
         );
       }
-      return { name: choice.name };
+      throw new LmtabError(
+        'invalid_request',
+        `Invalid \`tool_choice.name\`: expected one of the tools (${listed}), received ${JSON.stringify(choice.name)}.`,
+        { param: 'tool_choice.name' },
+      );
+    }
+  }
+}
+
+/** A `system` message among the turns: text only, kept in place. */
+function systemMessage(blocks: AnthropicContentBlock[], path: string): ChatMessage {
+  const text = blocks.map((block, j) => {
+    if (block.type === 'text') return block.text;
+    throw misplaced(block.type, `${path}[${j}]`, 'system', '"text"');
+  });
+  return { role: 'system', content: [{ type: 'text', text: text.join('\n') }] };
+}
+
+/**
+ * Applies `clear_thinking_20251015` edits: the reasoning of all but the last `keep` assistant
+ * turns that carry some is left out of the prompt (default one turn, as Anthropic has it).
+ * Other edits are accepted and not applied.
+ */
+function clearThinking(messages: ChatMessage[], edits: readonly { type: string }[]): void {
+  for (const edit of edits.filter(isClearThinkingEdit)) {
+    const keep = edit.keep ?? { type: 'thinking_turns', value: 1 };
+    if (keep === 'all' || keep.type === 'all') continue;
+    const thinking = messages.filter((m) => m.role === 'assistant' && m.reasoning !== undefined);
+    for (const message of thinking.slice(0, Math.max(thinking.length - keep.value, 0))) {
+      delete message.reasoning;
+    }
   }
 }
 

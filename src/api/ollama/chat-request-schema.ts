@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { functionToolChoiceSchema } from '../function-tool-choice.js';
 import { keepAliveSchema } from './keep-alive-schema.js';
 import { optionsSchema } from './options-schema.js';
 import { structuredFields } from './structured-fields.js';
@@ -31,6 +32,7 @@ const toolSchema = z.object({
     }),
     description: z.string().nullish(),
     parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
   }),
 });
 
@@ -39,6 +41,8 @@ export const chatRequestSchema = z.object({
   model: z.string(),
   messages: z.array(messageSchema).nullish(),
   tools: z.array(toolSchema).nullish(),
+  // Not in Ollama's API (which ignores it); lmtab honours it as Chat Completions does.
+  tool_choice: functionToolChoiceSchema.nullish(),
   options: optionsSchema.nullish(),
   stream: z.boolean().nullish(),
   keep_alive: keepAliveSchema,

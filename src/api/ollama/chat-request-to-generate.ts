@@ -1,6 +1,7 @@
 import type { ChatMessage, GenerateRequest } from '../../engine/index.js';
-import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
+import { assertToolSchemas } from '../assert-tool-schemas.js';
 import { decodeImage } from '../decode-image.js';
+import { toFunctionToolChoice } from '../function-tool-choice.js';
 import type { ChatWireRequest } from './chat-request-schema.js';
 import { optionsToSampling } from './options-to-sampling.js';
 import { applyStructuredFields } from './structured-fields.js';
@@ -58,18 +59,28 @@ export async function chatRequestToGenerate(
   const request: GenerateRequest = { model, input: { kind: 'chat', messages }, sampling };
   if (contextLength !== undefined) request.contextLength = contextLength;
   const tools = wire.tools ?? [];
-  tools.forEach((tool, i) => {
-    if (tool.function.parameters != null) {
-      assertEnforceableSchema(tool.function.parameters, `tools[${i}].function.parameters`);
-    }
-  });
+  const choice = toFunctionToolChoice(
+    wire.tool_choice,
+    tools.map((tool) => tool.function.name),
+  );
+  assertToolSchemas(
+    tools.map((tool, i) => ({
+      name: tool.function.name,
+      strict: tool.function.strict,
+      schema: tool.function.parameters,
+      param: `tools[${i}].function.parameters`,
+    })),
+    choice,
+  );
   if (tools.length > 0) {
     request.tools = tools.map((tool) => ({
       name: tool.function.name,
       ...(tool.function.description == null ? {} : { description: tool.function.description }),
       parameters: tool.function.parameters ?? { type: 'object', properties: {} },
+      ...(tool.function.strict == null ? {} : { strict: tool.function.strict }),
     }));
   }
+  if (choice !== undefined) request.toolChoice = choice;
   applyStructuredFields(wire, request);
   return request;
 }

@@ -90,4 +90,59 @@ describe('POST /api/chat', () => {
         'received 12 bytes that are none of these (first bytes: 6e 6f 74 20 61 6e 20 69).',
     });
   });
+
+  it('honours tool_choice as Chat Completions does (ollama-ai-provider-v2 sends it)', async () => {
+    const { send, engine } = routerHarness();
+    const weather = {
+      type: 'function',
+      function: {
+        name: 'weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    };
+    const fetchTool = {
+      type: 'function',
+      function: {
+        name: 'fetch',
+        parameters: { type: 'object', properties: { url: { type: 'string', format: 'uri' } } },
+      },
+    };
+    const body = {
+      model: 'lfm2-350m',
+      stream: false,
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools: [weather, fetchTool],
+    };
+    for (const [choice, expected] of [
+      ['required', 'required'],
+      [{ type: 'function', function: { name: 'weather' } }, { name: 'weather' }],
+      ['none', 'none'],
+    ] as const) {
+      const response = await send('/api/chat', {
+        ...body,
+        tools: [weather],
+        tool_choice: choice,
+      });
+      expect(response.status, JSON.stringify(choice)).toBe(200);
+      expect(engine.requests.at(-1)?.toolChoice).toEqual(expected);
+    }
+    expect((await send('/api/chat', body)).status).toBe(200);
+    expect(engine.requests.at(-1)).not.toHaveProperty('toolChoice');
+    const refusals: [unknown, string][] = [
+      [
+        { ...body, tool_choice: 'required' },
+        'The string format "uri" cannot be enforced by this engine',
+      ],
+      [
+        { ...body, tool_choice: { type: 'function', function: { name: 'clock' } } },
+        'Invalid `tool_choice.function.name`: expected one of the tools ("weather", "fetch"), received "clock".',
+      ],
+      [{ ...body, tools: [], tool_choice: 'required' }, 'needs at least one tool'],
+    ];
+    for (const [request, message] of refusals) {
+      const response = await send('/api/chat', request);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toContain(message);
+    }
+  });
 });

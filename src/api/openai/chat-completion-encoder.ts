@@ -27,6 +27,8 @@ export function encodeChatCompletion(
     role: 'assistant',
     // OpenAI answers a call without text with `content: null`.
     content: calls.length > 0 && output.text === '' ? null : output.text,
+    // Required by OpenAI's schema; lmtab's models never refuse through this channel.
+    refusal: null,
   };
   if (output.reasoning !== '') message.reasoning_content = output.reasoning;
   if (calls.length > 0) {
@@ -79,7 +81,8 @@ export async function* encodeChatCompletionChunks(
     choices: [{ index: 0, delta, logprobs, finish_reason: finish }],
     ...usage,
   });
-  yield chunk({ role: 'assistant', content: '' });
+  // The first delta as OpenAI sends it: role, empty content and no refusal.
+  yield chunk({ role: 'assistant', content: '', refusal: null });
   let called = false;
   for await (const event of events) {
     if (event.type === 'token') {

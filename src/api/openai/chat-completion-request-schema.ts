@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { functionToolChoiceSchema } from '../function-tool-choice.js';
 import { samplingRequestSchema } from './sampling-request-schema.js';
 
 const imageUrlSchema = z.union(
@@ -50,7 +51,7 @@ const messageSchema = z
     }
   });
 
-const toolSchema = z.object({
+const functionToolSchema = z.object({
   type: z.literal('function'),
   function: z.object({
     name: z
@@ -62,13 +63,18 @@ const toolSchema = z.object({
   }),
 });
 
-const toolChoiceSchema = z.union(
-  [
-    z.enum(['auto', 'none', 'required']),
-    z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
-  ],
-  { error: '"auto", "none", "required" or {"type": "function", "function": {"name": ...}}' },
-);
+// A tool of another type (OpenAI's free-form `custom` tools) is read and then dropped.
+const otherToolSchema = z.looseObject({ type: z.string().refine((type) => type !== 'function') });
+
+const toolSchema = z.union([functionToolSchema, otherToolSchema]);
+
+/** A function tool of a {@link ChatCompletionRequest}. */
+export type ChatFunctionTool = z.output<typeof functionToolSchema>;
+
+/** Whether a request's tool is a function tool (the only type lmtab runs). */
+export function isChatFunctionTool(tool: z.output<typeof toolSchema>): tool is ChatFunctionTool {
+  return tool.type === 'function';
+}
 
 /** `response_format` of chat and (as llama-server takes it) text completions. */
 export const responseFormatSchema = z.discriminatedUnion(
@@ -94,7 +100,7 @@ export const chatCompletionRequestSchema = samplingRequestSchema.extend({
   model: z.string(),
   messages: z.array(messageSchema).min(1),
   tools: z.array(toolSchema).nullish(),
-  tool_choice: toolChoiceSchema.nullish(),
+  tool_choice: functionToolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormatSchema.nullish(),
   logprobs: z.boolean().nullish(),

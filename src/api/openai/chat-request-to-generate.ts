@@ -3,11 +3,13 @@ import type {
   ContentPart,
   GenerateRequest,
   OutputFormat,
-  ToolChoice,
 } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
+import { assertToolSchemas } from '../assert-tool-schemas.js';
 import { decodeImage } from '../decode-image.js';
+import { toFunctionToolChoice } from '../function-tool-choice.js';
+import { isChatFunctionTool } from './chat-completion-request-schema.js';
 import type {
   ChatCompletionMessage,
   ChatCompletionRequest,
@@ -38,12 +40,23 @@ export async function chatRequestToGenerate(
     input: { kind: 'chat', messages },
     sampling: toSamplingOptions(wire),
   };
-  const tools = wire.tools ?? [];
-  tools.forEach((tool, i) => {
-    if (tool.function.parameters != null) {
-      assertEnforceableSchema(tool.function.parameters, `tools[${i}].function.parameters`);
-    }
-  });
+  // Tools of other types than function are dropped; forcing one is refused.
+  const tools = (wire.tools ?? []).flatMap((tool, i) =>
+    isChatFunctionTool(tool) ? [{ ...tool, at: i }] : [],
+  );
+  const choice = toFunctionToolChoice(
+    wire.tool_choice,
+    tools.map((tool) => tool.function.name),
+  );
+  assertToolSchemas(
+    tools.map((tool) => ({
+      name: tool.function.name,
+      strict: tool.function.strict,
+      schema: tool.function.parameters,
+      param: `tools[${tool.at}].function.parameters`,
+    })),
+    choice,
+  );
   if (tools.length > 0) {
     request.tools = tools.map((tool) => ({
       name: tool.function.name,
@@ -52,7 +65,6 @@ export async function chatRequestToGenerate(
       ...(tool.function.strict == null ? {} : { strict: tool.function.strict }),
     }));
   }
-  const choice = toToolChoice(wire);
   if (choice !== undefined) request.toolChoice = choice;
   if (wire.parallel_tool_calls != null) request.parallelToolCalls = wire.parallel_tool_calls;
   const format = toOutputFormat(wire);
@@ -114,31 +126,6 @@ async function toMessage(
     converted.reasoning = message.reasoning_content;
   }
   return converted;
-}
-
-function toToolChoice(wire: ChatCompletionRequest): ToolChoice | undefined {
-  const choice = wire.tool_choice;
-  if (choice == null) return undefined;
-  const names = (wire.tools ?? []).map((tool) => tool.function.name);
-  if (typeof choice === 'string') {
-    if (choice === 'required' && names.length === 0) {
-      throw new LmtabError(
-        'invalid_request',
-        '`tool_choice: "required"` needs at least one tool in `tools`, received none.',
-        { param: 'tool_choice' },
-      );
-    }
-    return choice;
-  }
-  const name = choice.function.name;
-  if (!names.includes(name)) {
-    throw new LmtabError(
-      'invalid_request',
-      `Invalid \`tool_choice.function.name\`: expected one of the tools (${names.map((n) => JSON.stringify(n)).join(', ') || 'none given'}), received ${JSON.stringify(name)}.`,
-      { param: 'tool_choice.function.name' },
-    );
-  }
-  return { name };
 }
 
 function toOutputFormat(wire: ChatCompletionRequest): OutputFormat | undefined {

@@ -20,6 +20,16 @@ const visionModel = modelRecordFixture({
   projector,
 });
 const created = harnessNow / 1000;
+// What Claude Code's tools carry: keywords llama.cpp's grammar cannot enforce.
+const agentSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', format: 'uri' },
+    timeout: { type: 'number', minimum: 0 },
+    headers: { type: 'object', propertyNames: { pattern: '^[a-z-]+$' } },
+  },
+  required: ['url'],
+};
 
 describe('POST /v1/chat/completions', () => {
   it('answers as JSON and hands the engine one generate request with converted names', async () => {
@@ -54,7 +64,7 @@ describe('POST /v1/chat/completions', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Hello, world' },
+          message: { role: 'assistant', content: 'Hello, world', refusal: null },
           logprobs: null,
           finish_reason: 'stop',
         },
@@ -100,7 +110,7 @@ describe('POST /v1/chat/completions', () => {
     const choice = (delta: string, finish = 'null') =>
       `${head},"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}`;
     expect(chunks).toEqual([
-      `data: ${choice('{"role":"assistant","content":""}')}\n\n`,
+      `data: ${choice('{"role":"assistant","content":"","refusal":null}')}\n\n`,
       `data: ${choice('{"content":"Hello"}')}\n\n`,
       `data: ${choice('{"content":","}')}\n\n`,
       `data: ${choice('{"content":" world"}')}\n\n`,
@@ -385,6 +395,108 @@ describe('POST /v1/chat/completions', () => {
         ],
       },
       sampling: { temperature: 0, topK: 20 },
+    });
+  });
+
+  it('accepts bookkeeping fields and keeps a mid-conversation system message in place', async () => {
+    const { send, engine } = routerHarness();
+    const response = await send('/v1/chat/completions', {
+      model: 'lfm2-350m',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'system', content: 'Answer in French from now on.' },
+        { role: 'user', content: 'Bye' },
+      ],
+      user: 'u1',
+      metadata: { run: 'a' },
+      store: false,
+      service_tier: 'flex',
+      prompt_cache_key: 'k',
+      prompt_cache_retention: '24h',
+      safety_identifier: 's',
+    });
+    expect(response.status).toBe(200);
+    expect(engine.requests[0]?.input).toEqual({
+      kind: 'chat',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] },
+        { role: 'system', content: [{ type: 'text', text: 'Answer in French from now on.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Bye' }] },
+      ],
+    });
+  });
+
+  it('refuses keywords it cannot enforce only in a strict or forced tool', async () => {
+    const fetchTool = (strict?: boolean) => ({
+      type: 'function',
+      function: {
+        name: 'fetch',
+        parameters: agentSchema,
+        ...(strict === undefined ? {} : { strict }),
+      },
+    });
+    const clock = { type: 'function', function: { name: 'clock' } };
+    const { send, engine } = routerHarness();
+    const loose = await send('/v1/chat/completions', { ...hi, tools: [fetchTool(), clock] });
+    expect(loose.status).toBe(200);
+    expect(engine.requests[0]?.tools?.[0]).toEqual({ name: 'fetch', parameters: agentSchema });
+    const other = await send('/v1/chat/completions', {
+      ...hi,
+      tools: [fetchTool(false), clock],
+      tool_choice: { type: 'function', function: { name: 'clock' } },
+    });
+    expect(other.status).toBe(200);
+    const refused: [unknown, string][] = [
+      [{ tools: [clock, fetchTool(true)] }, 'is `strict`'],
+      [{ tools: [clock, fetchTool()], tool_choice: 'required' }, 'is forced by `tool_choice`'],
+      [
+        {
+          tools: [clock, fetchTool()],
+          tool_choice: { type: 'function', function: { name: 'fetch' } },
+        },
+        'is forced by `tool_choice`',
+      ],
+    ];
+    for (const [fields, why] of refused) {
+      const response = await send('/v1/chat/completions', { ...hi, ...(fields as object) });
+      expect(response.status, JSON.stringify(fields)).toBe(400);
+      const { error } = (await response.json()) as { error: { message: string; param: string } };
+      expect(error.param).toBe('tools[1].function.parameters.properties.url.format');
+      expect(error.message).toContain(`The tool "fetch" ${why}`);
+    }
+    const broken = await send('/v1/chat/completions', {
+      ...hi,
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'text' } } }],
+    });
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({
+      error: { param: 'tools[0].function.parameters.type' },
+    });
+  });
+
+  it('drops tools of other types than function, and refuses a choice forcing one', async () => {
+    const { send, engine } = routerHarness();
+    const custom = { type: 'custom', custom: { name: 'patch', format: { type: 'text' } } };
+    const weather = { type: 'function', function: { name: 'weather' } };
+    const response = await send('/v1/chat/completions', { ...hi, tools: [custom, weather] });
+    expect(response.status).toBe(200);
+    expect(engine.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['weather']);
+    const forced = await send('/v1/chat/completions', {
+      ...hi,
+      tools: [custom, weather],
+      tool_choice: { type: 'custom', custom: { name: 'patch' } },
+    });
+    expect(forced.status).toBe(400);
+    expect(await forced.json()).toEqual({
+      error: {
+        message:
+          'Invalid `tool_choice`: expected a tool lmtab runs (one given with a JSON Schema of its arguments), received a choice that forces a tool of type "custom"; built-in and server tools are dropped from `tools`.',
+        type: 'invalid_request_error',
+        param: 'tool_choice',
+        code: 'invalid_request',
+      },
     });
   });
 });

@@ -64,6 +64,7 @@ export interface ChatCompletion extends AnswerMeta {
     message: {
       role: 'assistant';
       content: string | null;
+      refusal: null;
       reasoning_content?: string;
       tool_calls?: OpenAiToolCall[];
     };
@@ -81,6 +82,7 @@ export interface ChatCompletionChunk extends AnswerMeta {
     delta: {
       role?: 'assistant';
       content?: string;
+      refusal?: null;
       reasoning_content?: string;
       tool_calls?: OpenAiToolCallDelta[];
     };

@@ -79,7 +79,7 @@ describe('POST /v1/responses', () => {
       ],
       usage: {
         input_tokens: 7,
-        input_tokens_details: { cached_tokens: 0 },
+        input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
         output_tokens: 3,
         total_tokens: 10,
       },
@@ -238,10 +238,49 @@ describe('POST /v1/responses', () => {
       ],
       [{ model: 'lfm2-350m' }, 400, /Missing required field `input`/, 'input'],
       [
-        { model: 'lfm2-350m', input: 'Hi', tools: [{ type: 'web_search' }] },
+        {
+          model: 'lfm2-350m',
+          input: 'Hi',
+          tools: [{ type: 'web_search' }],
+          tool_choice: 'required',
+        },
         400,
-        /`tools\[0\]\.type`: expected "function" \(lmtab runs no built-in tools/,
-        'tools[0].type',
+        /needs at least one tool/,
+        'tool_choice',
+      ],
+      [
+        {
+          model: 'lfm2-350m',
+          input: 'Hi',
+          tools: [weatherTool, { ...weatherTool, strict: false }],
+        },
+        400,
+        /`tools\[1\]\.name`: expected a name no other function tool has/,
+        'tools[1].name',
+      ],
+      [
+        {
+          model: 'lfm2-350m',
+          input: 'Hi',
+          tools: [
+            {
+              type: 'namespace',
+              name: 'web',
+              description: 'Fetching',
+              tools: [
+                {
+                  type: 'function',
+                  name: 'fetch',
+                  parameters: { type: 'object', properties: { url: { format: 'uri' } } },
+                  strict: true,
+                },
+              ],
+            },
+          ],
+        },
+        400,
+        /"uri" cannot be enforced.* The tool "fetch" is `strict`/,
+        'tools[0].tools[0].parameters.properties.url.format',
       ],
       [
         { model: 'lfm2-350m', input: [{ type: 'item_reference', id: 'x' }] },
@@ -272,12 +311,117 @@ describe('POST /v1/responses', () => {
     }
     const { openai } = client();
     await expect(
-      openai.responses.create({
+      openai.responses.create({ model: 'lfm2-350m', input: 'Hi', conversation: 'conv_1' }),
+    ).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it('accepts the hints and bookkeeping Codex and the Agents SDK send, changing nothing', async () => {
+    const { send, engine } = client();
+    for (const include of [[], ['reasoning.encrypted_content']]) {
+      const response = await send('/v1/responses', {
         model: 'lfm2-350m',
         input: 'Hi',
-        include: ['reasoning.encrypted_content'],
-      }),
-    ).rejects.toBeInstanceOf(BadRequestError);
+        include,
+        client_metadata: { originator: 'codex_exec' },
+        service_tier: 'priority',
+        prompt_cache_key: 'session-1',
+        prompt_cache_retention: '24h',
+        store: false,
+        user: 'u1',
+        metadata: { run: 'a' },
+        safety_identifier: 's',
+        text: { verbosity: 'low' },
+      });
+      expect(response.status, JSON.stringify(include)).toBe(200);
+    }
+    expect(engine.requests[1]).toEqual({
+      model: 'lfm2-350m',
+      input: {
+        kind: 'chat',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+      },
+      sampling: {},
+    });
+  });
+
+  it('drops built-in tools, and refuses a choice that forces one', async () => {
+    const { openai, send, engine } = client();
+    const builtIns = [
+      { type: 'web_search' },
+      { type: 'web_search_preview' },
+      { type: 'file_search', vector_store_ids: ['vs_1'] },
+      { type: 'code_interpreter', container: { type: 'auto' } },
+      { type: 'image_generation' },
+      { type: 'local_shell' },
+      { type: 'computer_use_preview', display_width: 1, display_height: 1, environment: 'linux' },
+      { type: 'mcp', server_label: 'docs' },
+      { type: 'custom', name: 'apply_patch' },
+    ];
+    const response = await openai.responses.create({
+      model: 'lfm2-350m',
+      input: 'Hi',
+      tools: [...builtIns, weatherTool] as never,
+    });
+    expect(engine.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['weather']);
+    expect(response.tools).toEqual([{ ...weatherTool }]);
+    const forced = await send('/v1/responses', {
+      model: 'lfm2-350m',
+      input: 'Hi',
+      tools: [{ type: 'web_search_preview' }, weatherTool],
+      tool_choice: { type: 'web_search_preview' },
+    });
+    expect(forced.status).toBe(400);
+    expect(await forced.json()).toEqual({
+      error: {
+        message:
+          'Invalid `tool_choice`: expected a tool lmtab runs (one given with a JSON Schema of its arguments), received a choice that forces the built-in tool of type "web_search_preview"; built-in and server tools are dropped from `tools`.',
+        type: 'invalid_request_error',
+        param: 'tool_choice',
+        code: 'invalid_request',
+      },
+    });
+  });
+
+  it('flattens the function tools of a namespace; a call to one names its namespace', async () => {
+    const { openai, engine } = client({ script: weatherCall });
+    const crm = {
+      type: 'namespace',
+      name: 'crm',
+      description: 'Customer records',
+      tools: [
+        { ...weatherTool, strict: false },
+        { type: 'custom', name: 'notes' },
+      ],
+    };
+    const request = {
+      model: 'lfm2-350m',
+      input: 'Weather in Oslo?',
+      tools: [crm, { type: 'function', name: 'clock', parameters: null }],
+    } as never;
+    const whole = await openai.responses.create(request);
+    expect(engine.requests[0]?.tools).toEqual([
+      {
+        name: 'weather',
+        description: 'Weather in a city',
+        parameters: weatherTool.parameters,
+        strict: false,
+      },
+      { name: 'clock', parameters: { type: 'object', properties: {} } },
+    ]);
+    expect(whole.output).toMatchObject([
+      { type: 'function_call', name: 'weather', namespace: 'crm', call_id: 'call_1' },
+    ]);
+    expect(whole.tools[0]).toEqual({
+      type: 'namespace',
+      name: 'crm',
+      description: 'Customer records',
+      tools: [{ ...weatherTool, strict: false }],
+    });
+    const stream = openai.responses.stream(request);
+    const added: unknown[] = [];
+    stream.on('response.output_item.added', (event) => added.push(event.item));
+    await stream.finalResponse();
+    expect(added).toMatchObject([{ type: 'function_call', name: 'weather', namespace: 'crm' }]);
   });
 
   it('ends a stream that fails midway with error and response.failed', async () => {

@@ -14,8 +14,12 @@ import { formatSseEvent } from '../sse-encoder.js';
 import { startGeneration } from '../start-generation.js';
 import { collectResponse, encodeResponseEvents } from './response-encoder.js';
 import type { ResponseObject, ResponseStreamEvent } from './response-encoder.js';
-import { responsesRequestSchema } from './responses-request-schema.js';
-import type { ResponsesRequest } from './responses-request-schema.js';
+import {
+  isFunctionTool,
+  isNamespaceTool,
+  responsesRequestSchema,
+} from './responses-request-schema.js';
+import type { ResponsesFunctionTool, ResponsesRequest } from './responses-request-schema.js';
 import {
   countResponsesImages,
   responsesRequestToGenerate,
@@ -33,7 +37,7 @@ export async function handleResponses(context: RouteContext): Promise<Response> 
   assertAcceptsImages(context.engine, record, countResponsesImages(wire), 'input');
   const previous = wire.previous_response_id ?? undefined;
   const history = previous === undefined ? undefined : await storedConversation(context, previous);
-  const { request, conversation } = await responsesRequestToGenerate(wire, record.id, {
+  const { request, conversation, namespaces } = await responsesRequestToGenerate(wire, record.id, {
     ...(history === undefined ? {} : { history }),
     fetch: context.fetch,
     signal: context.signal,
@@ -55,7 +59,8 @@ export async function handleResponses(context: RouteContext): Promise<Response> 
     });
   };
   if (wire.stream === true) {
-    const stream = iterableToStream<string>(streamed(encodeResponseEvents(initial, events), keep), {
+    const encoder = encodeResponseEvents(initial, events, { namespaces });
+    const stream = iterableToStream<string>(streamed(encoder, keep), {
       onError: (error) => formatSseEvent(openAiErrorBody(error)),
       onCancel: (reason) => context.abort(reason),
     }).pipeThrough(new TextEncoderStream());
@@ -63,7 +68,7 @@ export async function handleResponses(context: RouteContext): Promise<Response> 
       headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
     });
   }
-  const response = await collectResponse(initial, events);
+  const response = await collectResponse(initial, events, { namespaces });
   await keep(response);
   return jsonResponse(response);
 }
@@ -139,6 +144,29 @@ function answerMessage(response: ResponseObject): ChatMessage {
   return message;
 }
 
+/** The tools the model was given: function tools and namespaces of them (built-ins dropped). */
+function echoTools(tools: NonNullable<ResponsesRequest['tools']>): unknown[] {
+  const echo = (tool: ResponsesFunctionTool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description ?? null,
+    parameters: tool.parameters ?? null,
+    strict: tool.strict ?? null,
+  });
+  return tools.flatMap((tool): unknown[] => {
+    if (isFunctionTool(tool)) return [echo(tool)];
+    if (!isNamespaceTool(tool)) return [];
+    return [
+      {
+        type: 'namespace',
+        name: tool.name,
+        description: tool.description ?? '',
+        tools: tool.tools.filter(isFunctionTool).map(echo),
+      },
+    ];
+  });
+}
+
 /** The response as it starts, echoing the request's settings as OpenAI does. */
 function initialResponse(wire: ResponsesRequest, model: string, now: number): ResponseObject {
   return {
@@ -161,13 +189,7 @@ function initialResponse(wire: ResponsesRequest, model: string, now: number): Re
     temperature: wire.temperature ?? null,
     text: { format: wire.text?.format ?? { type: 'text' } },
     tool_choice: wire.tool_choice ?? 'auto',
-    tools: (wire.tools ?? []).map((tool) => ({
-      type: 'function',
-      name: tool.name,
-      description: tool.description ?? null,
-      parameters: tool.parameters ?? null,
-      strict: tool.strict ?? null,
-    })),
+    tools: echoTools(wire.tools ?? []),
     top_p: wire.top_p ?? null,
     truncation: 'disabled',
     usage: null,

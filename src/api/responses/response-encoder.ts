@@ -18,6 +18,8 @@ export type OutputItem =
       id: string;
       call_id: string;
       name: string;
+      /** The `namespace` tool the function came from, if any. */
+      namespace?: string;
       arguments: string;
       status: ItemStatus;
     }
@@ -44,7 +46,7 @@ interface ReasoningText {
 /** The Response object's usage. */
 export interface ResponseUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -73,7 +75,8 @@ export interface ResponseStreamEvent extends Record<string, unknown> {
 export function toResponseUsage(usage: Usage, reasoningTokens: number): ResponseUsage {
   return {
     input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: usage.cachedPromptTokens ?? 0 },
+    // The engine does not count what it writes to its cache; OpenAI's schema requires the field.
+    input_tokens_details: { cached_tokens: usage.cachedPromptTokens ?? 0, cache_write_tokens: 0 },
     output_tokens: usage.completionTokens,
     output_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, usage.completionTokens) },
     total_tokens: usage.promptTokens + usage.completionTokens,
@@ -84,6 +87,8 @@ export function toResponseUsage(usage: Usage, reasoningTokens: number): Response
 export interface EncodeResponseOptions {
   /** Throw a failure instead of ending with `error` and `response.failed`; default false. */
   throwFailures?: boolean;
+  /** The namespace of each function that came from a `namespace` tool, by name; none by default. */
+  namespaces?: ReadonlyMap<string, string>;
 }
 
 type OpenKind = 'message' | 'reasoning' | `call:${number}`;
@@ -218,11 +223,14 @@ export async function* encodeResponseEvents(
         case 'tool_call': {
           const kind: OpenKind = `call:${event.index}`;
           if (open !== kind) {
+            const name = event.name ?? '';
+            const namespace = options.namespaces?.get(name);
             yield* start(kind, {
               type: 'function_call',
               id: newId('fc_'),
               call_id: event.id ?? newId('call_'),
-              name: event.name ?? '',
+              name,
+              ...(namespace === undefined ? {} : { namespace }),
               arguments: '',
               status: 'in_progress',
             });
@@ -268,8 +276,9 @@ export async function* encodeResponseEvents(
 export async function collectResponse(
   initial: ResponseObject,
   events: AsyncIterable<GenerateEvent>,
+  options: Omit<EncodeResponseOptions, 'throwFailures'> = {},
 ): Promise<ResponseObject> {
-  const encoder = encodeResponseEvents(initial, events, { throwFailures: true });
+  const encoder = encodeResponseEvents(initial, events, { ...options, throwFailures: true });
   for (;;) {
     const next = await encoder.next();
     if (next.done === true) return next.value;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 // Top-level objects are strict: a field lmtab does not implement (background, conversation,
-// include, prompt, top_logprobs, built-in tools, ...) is a 400 that names it.
+// prompt, top_logprobs, ...) is a 400 that names it. Hints and bookkeeping that change nothing in a
+// tab (`include`, `client_metadata`, `service_tier`, ...) are accepted.
 
 const inputTextSchema = z.object({ type: z.literal('input_text'), text: z.string() });
 const inputImageSchema = z.object({
@@ -61,19 +62,36 @@ const inputItemSchema = z.preprocess(
 );
 
 const functionToolSchema = z.object({
-  type: z.literal('function', {
-    error: '"function" (lmtab runs no built-in tools such as web or file search)',
-  }),
+  type: z.literal('function'),
   name: z.string().min(1),
   description: z.string().nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
 });
 
+/** A tool of another type than function or namespace: read, then dropped. */
+const builtInToolSchema = z.looseObject({
+  type: z.string().refine((type) => type !== 'function' && type !== 'namespace'),
+});
+
+// Codex groups tools under a namespace; its function tools are flattened into the request's tools.
+const namespaceToolSchema = z.object({
+  type: z.literal('namespace'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  tools: z.array(z.union([functionToolSchema, builtInToolSchema])),
+});
+
+const toolSchema = z.union([functionToolSchema, namespaceToolSchema, builtInToolSchema]);
+
 const toolChoiceSchema = z.union(
   [
     z.enum(['none', 'auto', 'required']),
     z.strictObject({ type: z.literal('function'), name: z.string() }),
+    // Forcing a built-in tool (`{"type": "web_search_preview"}`, mcp, custom...) is refused later.
+    z.looseObject({
+      type: z.string().refine((type) => type !== 'function' && type !== 'allowed_tools'),
+    }),
   ],
   { error: '"none", "auto", "required" or {"type": "function", "name": ...}' },
 );
@@ -101,10 +119,16 @@ export const responsesRequestSchema = z.strictObject({
     error: 'a string or an array of input items',
   }),
   instructions: z.string().nullish(),
-  tools: z.array(functionToolSchema).nullish(),
+  tools: z.array(toolSchema).nullish(),
   tool_choice: toolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
-  text: z.strictObject({ format: formatSchema.nullish() }).nullish(),
+  text: z
+    .strictObject({
+      format: formatSchema.nullish(),
+      // A hint for the answer's length, which the model is not trained to take.
+      verbosity: z.enum(['low', 'medium', 'high']).nullish(),
+    })
+    .nullish(),
   max_output_tokens: z.int().min(1).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
@@ -121,19 +145,44 @@ export const responsesRequestSchema = z.strictObject({
       summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
     })
     .nullish(),
-  // Identifiers and routing hints that change nothing in a tab (the prompt cache is automatic).
+  // Identifiers, routing hints and output extras that change nothing in a tab: accepted and
+  // ignored (the prompt cache is automatic, every request runs on the tab's engine, and reasoning
+  // comes back as plain text, never encrypted).
+  include: z.array(z.string()).nullish(),
+  client_metadata: z.record(z.string(), z.unknown()).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
-  prompt_cache_retention: z
-    .literal('in_memory', { error: '"in_memory" (the prompt cache lives in the tab)' })
-    .nullish(),
-  service_tier: z.enum(['auto', 'default']).nullish(),
+  prompt_cache_retention: z.string().nullish(),
+  service_tier: z.string().nullish(),
   truncation: z.literal('disabled', { error: '"disabled" (lmtab never drops input)' }).nullish(),
 });
 
 /** A validated `/v1/responses` request body. */
 export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
+
+/** A function tool of a {@link ResponsesRequest}, at the top level or in a namespace. */
+export type ResponsesFunctionTool = z.output<typeof functionToolSchema>;
+
+/** A namespace tool of a {@link ResponsesRequest}. */
+export type ResponsesNamespaceTool = z.output<typeof namespaceToolSchema>;
+
+/** Whether a tool is a function tool. */
+export function isFunctionTool(tool: { type: string }): tool is ResponsesFunctionTool {
+  return tool.type === 'function';
+}
+
+/** Whether a tool is a namespace of tools. */
+export function isNamespaceTool(tool: { type: string }): tool is ResponsesNamespaceTool {
+  return tool.type === 'namespace';
+}
+
+/** Whether a tool choice names a function tool. */
+export function isFunctionChoice(choice: {
+  type: string;
+}): choice is { type: 'function'; name: string } {
+  return choice.type === 'function';
+}
 
 /** One input item of a {@link ResponsesRequest}. */
 export type ResponsesInputItem = Exclude<ResponsesRequest['input'], string>[number];

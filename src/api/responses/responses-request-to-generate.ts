@@ -1,9 +1,16 @@
-import type { ChatMessage, ContentPart, GenerateRequest } from '../../engine/index.js';
+import type { ChatMessage, ContentPart, GenerateRequest, ToolChoice } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
+import { assertToolSchemas } from '../assert-tool-schemas.js';
 import { decodeImage } from '../decode-image.js';
+import { droppedToolForced } from '../dropped-tool-forced.js';
 import { omitUndefined } from '../omit-undefined.js';
-import type { ResponsesInputItem, ResponsesRequest } from './responses-request-schema.js';
+import { isFunctionChoice, isFunctionTool, isNamespaceTool } from './responses-request-schema.js';
+import type {
+  ResponsesFunctionTool,
+  ResponsesInputItem,
+  ResponsesRequest,
+} from './responses-request-schema.js';
 
 /** Options of {@link responsesRequestToGenerate}. */
 export interface ResponsesToGenerateOptions {
@@ -21,6 +28,8 @@ export interface ResponsesToGenerateOptions {
 export interface ConvertedResponsesRequest {
   request: GenerateRequest;
   conversation: ChatMessage[];
+  /** The namespace of each function tool that came from a `namespace` tool, by function name. */
+  namespaces: Map<string, string>;
 }
 
 /**
@@ -47,12 +56,22 @@ export async function responsesRequestToGenerate(
       maxTokens: wire.max_output_tokens,
     }),
   };
-  const tools = wire.tools ?? [];
-  tools.forEach((tool, i) => {
-    if (tool.parameters != null) assertEnforceableSchema(tool.parameters, `tools[${i}].parameters`);
-  });
-  if (wire.tools !== undefined && wire.tools !== null && wire.tools.length > 0) {
-    request.tools = wire.tools.map((tool) => ({
+  const tools = functionTools(wire.tools ?? []);
+  const choice = toToolChoice(
+    wire.tool_choice,
+    tools.map(({ tool }) => tool.name),
+  );
+  assertToolSchemas(
+    tools.map(({ tool, param }) => ({
+      name: tool.name,
+      strict: tool.strict,
+      schema: tool.parameters,
+      param: `${param}.parameters`,
+    })),
+    choice,
+  );
+  if (tools.length > 0) {
+    request.tools = tools.map(({ tool }) => ({
       name: tool.name,
       ...(tool.description === undefined || tool.description === null
         ? {}
@@ -61,14 +80,7 @@ export async function responsesRequestToGenerate(
       ...(tool.strict === undefined || tool.strict === null ? {} : { strict: tool.strict }),
     }));
   }
-  const choice = wire.tool_choice;
-  if (choice !== undefined && choice !== null) {
-    assertChoosable(
-      choice,
-      tools.map((tool) => tool.name),
-    );
-    request.toolChoice = typeof choice === 'string' ? choice : { name: choice.name };
-  }
+  if (choice !== undefined) request.toolChoice = choice;
   if (wire.parallel_tool_calls !== undefined && wire.parallel_tool_calls !== null) {
     request.parallelToolCalls = wire.parallel_tool_calls;
   }
@@ -80,14 +92,59 @@ export async function responsesRequestToGenerate(
   }
   const effort = wire.reasoning?.effort;
   if (effort !== undefined && effort !== null) request.thinking = effort !== 'none';
-  return { request, conversation };
+  const namespaces = new Map(
+    tools.flatMap(({ tool, namespace }) =>
+      namespace === undefined ? [] : [[tool.name, namespace]],
+    ),
+  );
+  return { request, conversation, namespaces };
 }
 
-/** Refuses a choice that names no given tool, or requires a call with no tools. */
-function assertChoosable(
-  choice: NonNullable<ResponsesRequest['tool_choice']>,
+/** A function tool the model may call, where it sits in the request, and its namespace if any. */
+interface PlacedTool {
+  tool: ResponsesFunctionTool;
+  /** Its path in the request, e.g. `tools[2].tools[0]`. */
+  param: string;
+  namespace?: string;
+}
+
+/**
+ * The function tools of a request: its own and those grouped in `namespace` tools, flattened
+ * (a call to one names its namespace in the answer). Built-in tools are dropped. A name two
+ * functions share is refused, as a call could not say which one it meant.
+ */
+function functionTools(tools: NonNullable<ResponsesRequest['tools']>): PlacedTool[] {
+  const placed: PlacedTool[] = [];
+  tools.forEach((tool, i) => {
+    if (isFunctionTool(tool)) placed.push({ tool, param: `tools[${i}]` });
+    if (!isNamespaceTool(tool)) return;
+    tool.tools.forEach((inner, j) => {
+      if (isFunctionTool(inner)) {
+        placed.push({ tool: inner, param: `tools[${i}].tools[${j}]`, namespace: tool.name });
+      }
+    });
+  });
+  const seen = new Map<string, string>();
+  for (const { tool, param } of placed) {
+    const earlier = seen.get(tool.name);
+    if (earlier !== undefined) {
+      throw new LmtabError(
+        'invalid_request',
+        `Invalid \`${param}.name\`: expected a name no other function tool has (namespaces are flattened into one list), received ${JSON.stringify(tool.name)}, which \`${earlier}\` has too.`,
+        { param: `${param}.name` },
+      );
+    }
+    seen.set(tool.name, param);
+  }
+  return placed;
+}
+
+/** Converts `tool_choice`: `required` needs a function tool, a named one must exist. */
+function toToolChoice(
+  choice: ResponsesRequest['tool_choice'],
   names: string[],
-): void {
+): ToolChoice | undefined {
+  if (choice === undefined || choice === null) return undefined;
   if (choice === 'required' && names.length === 0) {
     throw new LmtabError(
       'invalid_request',
@@ -95,13 +152,21 @@ function assertChoosable(
       { param: 'tool_choice' },
     );
   }
-  if (typeof choice !== 'string' && !names.includes(choice.name)) {
+  if (typeof choice === 'string') return choice;
+  if (!isFunctionChoice(choice)) {
+    throw droppedToolForced(
+      `the built-in tool of type ${JSON.stringify(choice.type)}`,
+      'tool_choice',
+    );
+  }
+  if (!names.includes(choice.name)) {
     throw new LmtabError(
       'invalid_request',
       `Invalid \`tool_choice.name\`: expected one of the tools (${names.map((n) => JSON.stringify(n)).join(', ') || 'none given'}), received ${JSON.stringify(choice.name)}.`,
       { param: 'tool_choice.name' },
     );
   }
+  return { name: choice.name };
 }
 
 /** How many images a `/v1/responses` body carries. */

@@ -87,6 +87,12 @@ interface LoadedWllama {
 
 type Resident = LoadedWllama & ResidencyState;
 
+/**
+ * Architectures only lmtab's CPU build knows (its llama.cpp carries a backport, wasm/lfm3/): a
+ * WebGPU plan for them runs on the CPU build instead, and says why.
+ */
+const cpuOnlyArchitectures = new Set(['lfm3']);
+
 /** Token counts of a finished answer: the whole prompt, and how much of it came from the cache. */
 function chunkUsage(last: WllamaChunk, pieces: number): Usage {
   const { usage, timings } = last;
@@ -211,7 +217,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   }
 
   async function loadRecord(record: ModelRecord, contextLength: number): Promise<LoadedWllama> {
-    const planned = await plannedInfo();
+    let planned = await plannedInfo();
     // Read once: a WebGPU refusal loads the same files again on the CPU.
     const blobs = await options.store.open(record.id);
     const { metadata } = await readGgufHeader(blobs.model[0]!);
@@ -232,6 +238,20 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       });
       assertCpuFit(record.id, need);
     };
+    const architecture = String(metadata.get('general.architecture') ?? '');
+    if (
+      planned.backend === 'webgpu' &&
+      cpuOnlyArchitectures.has(architecture) &&
+      options.cpuBuild
+    ) {
+      planned = {
+        ...planned,
+        backend: 'wasm',
+        adapter: undefined,
+        gpuLayers: 0,
+        fallbackReason: `${architecture} runs on lmtab's CPU build only: wllama 3.8.1's WebGPU build (llama.cpp b11364) predates it`,
+      };
+    }
     if (planned.backend === 'wasm') assertFitsCpu(cpuPlan(planned));
     let started;
     try {
@@ -296,7 +316,14 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       assertAnswerLimit(current.model, request.sampling.maxTokens, current.contextLength);
       releaseSlot = await current.slots.take(signal);
       const input = request.input;
-      const params = wllamaParams(request, current);
+      // max_tokens is a ceiling: past the loaded context the answer ends with `length` anyway.
+      const { maxTokens } = request.sampling;
+      const ceiling =
+        maxTokens === undefined ? undefined : Math.min(maxTokens, current.contextLength);
+      const params = wllamaParams(
+        { ...request, sampling: { ...request.sampling, maxTokens: ceiling } },
+        current,
+      );
       const stream = (
         input.kind === 'chat'
           ? await current.wllama.createChatCompletion({

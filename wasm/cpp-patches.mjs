@@ -43,6 +43,10 @@
 //    straddle; batched products (attention without flash attention) keep ggml's rule, with 2 by 2
 //    tiles at most. Each tile size runs where the chunk's rows divide by it.
 // 4. mul_mat_one_chunk's buffer of results holds 4 columns of 16 rows (ggml's, 2 columns).
+// 6. LFM3's text model (wasm/lfm3/lfm3.cpp, appended to src/models/lfm2.cpp): the sources lmtab
+//    builds from predate LFM3, and no package on the npm registry carries newer ones
+//    (docs/research/wllama-3.13-and-lfm3.md). The backport follows llama.cpp b12211's definition as
+//    compiled into wllama 3.13.0; only the text model (LFM3-VL's vision encoder is new too).
 // 5. The CPU buffer type gives at most 1 GiB per buffer, so ggml spreads a model's weights over
 //    several buffers (ggml_backend_alloc_ctx_tensors_from_buft splits at a buffer type's max
 //    size). With one buffer for all weights, a file over about 2 GiB failed to load
@@ -104,6 +108,9 @@ export const cppPatches = [
     fseeko(f, (off_t)(fpos + copy_bytes), SEEK_SET);`,
   },
 ];
+
+// The LFM3 text model (edit 6), kept in a file of its own for reading.
+const lfm3Source = readFileSync(new URL('./lfm3/lfm3.cpp', import.meta.url), 'utf8');
 
 /** Edits to llama.cpp's sources (paths from its root), for the CPU WebAssembly build only. */
 export const llamaCppPatches = [
@@ -209,6 +216,101 @@ ggml_backend_buffer_type_t ggml_backend_cpu_buffer_type(void) {
     to: `    // 16 * 2, accounting for mmla kernels
     // lmtab (wasm/cpp-patches.mjs): 16 * 4, for lmtab's tiles of 4 columns.
     float tmp[64];`,
+  },
+  // 6. LFM3's text model (wasm/lfm3/lfm3.cpp): the architecture's name, its class, its place among
+  //    hybrid models (convolution state plus KV cache) and NeoX RoPE, as llama.cpp b12211 has them.
+  {
+    file: 'src/llama-arch.h',
+    from: `    LLM_ARCH_LFM2MOE,
+`,
+    to: `    LLM_ARCH_LFM2MOE,
+    LLM_ARCH_LFM3, // lmtab (wasm/cpp-patches.mjs)
+`,
+  },
+  {
+    file: 'src/llama-arch.cpp',
+    from: `    { LLM_ARCH_LFM2MOE,          "lfm2moe"          },
+`,
+    to: `    { LLM_ARCH_LFM2MOE,          "lfm2moe"          },
+    { LLM_ARCH_LFM3,             "lfm3"             },
+`,
+  },
+  {
+    file: 'src/llama-arch.cpp',
+    from: `        case LLM_ARCH_LFM2MOE:
+        case LLM_ARCH_NEMOTRON_H:
+`,
+    to: `        case LLM_ARCH_LFM2MOE:
+        case LLM_ARCH_LFM3:
+        case LLM_ARCH_NEMOTRON_H:
+`,
+  },
+  {
+    file: 'src/llama-arch.cpp',
+    from: `        case LLM_ARCH_LFM2MOE:
+        case LLM_ARCH_BAILINGMOE3:
+`,
+    to: `        case LLM_ARCH_LFM2MOE:
+        case LLM_ARCH_LFM3:
+        case LLM_ARCH_BAILINGMOE3:
+`,
+  },
+  {
+    file: 'src/llama-model.cpp',
+    from: `        case LLM_ARCH_LFM2MOE:
+            return new llama_model_lfm2moe(params);
+`,
+    to: `        case LLM_ARCH_LFM2MOE:
+            return new llama_model_lfm2moe(params);
+        case LLM_ARCH_LFM3:
+            return new llama_model_lfm3(params);
+`,
+  },
+  {
+    file: 'src/llama-model.cpp',
+    from: `        case LLM_ARCH_LFM2MOE:
+        case LLM_ARCH_SMALLTHINKER:
+`,
+    to: `        case LLM_ARCH_LFM2MOE:
+        case LLM_ARCH_LFM3:
+        case LLM_ARCH_SMALLTHINKER:
+`,
+  },
+  {
+    file: 'src/models/models.h',
+    from: `    template <bool iswa>
+    using graph = llama_model_lfm2::graph<iswa>;
+
+    std::unique_ptr<llm_graph_context> build_arch_graph(const llm_graph_params & params) const override;
+};
+`,
+    to: `    template <bool iswa>
+    using graph = llama_model_lfm2::graph<iswa>;
+
+    std::unique_ptr<llm_graph_context> build_arch_graph(const llm_graph_params & params) const override;
+};
+
+// lmtab (wasm/cpp-patches.mjs): LFM3's text model, wasm/lfm3/lfm3.cpp.
+struct llama_model_lfm3 : public llama_model_base {
+    llama_model_lfm3(const struct llama_model_params & params) : llama_model_base(params) {}
+    void load_arch_hparams(llama_model_loader & ml) override;
+    void load_arch_tensors(llama_model_loader & ml) override;
+
+    struct graph : public llm_graph_context {
+        graph(const llama_model & model, const llm_graph_params & params);
+    };
+
+    std::unique_ptr<llm_graph_context> build_arch_graph(const llm_graph_params & params) const override;
+};
+`,
+  },
+  {
+    file: 'src/models/lfm2.cpp',
+    from: `template struct llama_model_lfm2::graph<false>;
+`,
+    to: `template struct llama_model_lfm2::graph<false>;
+
+${lfm3Source}`,
   },
 ];
 

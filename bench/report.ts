@@ -37,7 +37,8 @@ function engineTable(results: BenchResults): string {
       row.engine === 'llama.cpp (native)' ? undefined : nativeFor(results.engines, row);
     if (!row.available) {
       lines.push(
-        `| ${modelLabel(row)} | ${engineLabel(row)} | not available: ${row.reason ?? ''} |||||||`,
+        // One line a row: a page error's message carries its stack on the lines after.
+        `| ${modelLabel(row)} | ${engineLabel(row)} | not available: ${(row.reason ?? '').split('\n')[0]} |||||||`,
       );
       continue;
     }

@@ -401,6 +401,25 @@ const zeros = { kind: 'constant', value: 0 } as const;
 /** llama.cpp's file types of the weight mixes the fixtures write. */
 const fileTypes = { F16: 1, Q8_0: 7, Q4_K_M: 15 } as const;
 
+/** The tokenizer's GGUF metadata of an LFM2-family model: its vocabulary and chat template. */
+export function lfm2TokenizerMetadata(
+  vocabulary: Lfm2Vocabulary,
+  chatTemplate: string,
+): Record<string, GgufValue> {
+  return {
+    'tokenizer.ggml.model': str('gpt2'),
+    'tokenizer.ggml.pre': str('lfm2'),
+    'tokenizer.ggml.tokens': { type: 'array', itemType: 'string', value: vocabulary.tokens },
+    'tokenizer.ggml.token_type': { type: 'array', itemType: 'int32', value: vocabulary.tokenTypes },
+    'tokenizer.ggml.merges': { type: 'array', itemType: 'string', value: vocabulary.merges },
+    'tokenizer.ggml.bos_token_id': u32(lfm2TokenIds.bos),
+    'tokenizer.ggml.eos_token_id': u32(lfm2TokenIds.imEnd),
+    'tokenizer.ggml.padding_token_id': u32(lfm2TokenIds.pad),
+    'tokenizer.ggml.add_bos_token': bool(false),
+    'tokenizer.chat_template': str(chatTemplate),
+  };
+}
+
 /** Options of {@link buildTextModel} beyond the shape. */
 interface TextModelOptions {
   fillers?: Lfm2Fillers;
@@ -451,18 +470,10 @@ function buildTextModel(
       'lfm2moe.expert_gating_func': u32(moe.gatingFunc),
     });
   }
-  Object.assign(metadata, {
-    'tokenizer.ggml.model': str('gpt2'),
-    'tokenizer.ggml.pre': str('lfm2'),
-    'tokenizer.ggml.tokens': { type: 'array', itemType: 'string', value: vocabulary.tokens },
-    'tokenizer.ggml.token_type': { type: 'array', itemType: 'int32', value: vocabulary.tokenTypes },
-    'tokenizer.ggml.merges': { type: 'array', itemType: 'string', value: vocabulary.merges },
-    'tokenizer.ggml.bos_token_id': u32(lfm2TokenIds.bos),
-    'tokenizer.ggml.eos_token_id': u32(lfm2TokenIds.imEnd),
-    'tokenizer.ggml.padding_token_id': u32(lfm2TokenIds.pad),
-    'tokenizer.ggml.add_bos_token': bool(false),
-    'tokenizer.chat_template': str(thinking ? lfm2ThinkingChatTemplate : lfm2ChatTemplate),
-  } satisfies Record<string, GgufValue>);
+  Object.assign(
+    metadata,
+    lfm2TokenizerMetadata(vocabulary, thinking ? lfm2ThinkingChatTemplate : lfm2ChatTemplate),
+  );
 
   // Q4_K_M as llama-quantize mixes it for a model whose output shares the token embeddings: Q6_K
   // for those, Q4_K for the other matrices.

@@ -1,5 +1,5 @@
 import type { GgufModel, GgufTensor, GgufValue } from './gguf-writer.js';
-import { buildLfm2Vocabulary, lfm2ChatTemplate, lfm2TokenIds } from './lfm2-fixtures.js';
+import { buildLfm2Vocabulary, lfm2ChatTemplate, lfm2TokenizerMetadata } from './lfm2-fixtures.js';
 
 /** The tiny `lfm3` model's shape: LFM2's tiny one, with attention heads gated and windowed. */
 export const lfm3TinyConfig = {
@@ -60,16 +60,7 @@ export function lfm3Model(name = 'tiny-lfm3'): GgufModel {
     'lfm3.attention.layer_norm_rms_epsilon': f32(1e-5),
     'lfm3.vocab_size': u32(c.vocab),
     'lfm3.shortconv.l_cache': u32(3),
-    'tokenizer.ggml.model': str('gpt2'),
-    'tokenizer.ggml.pre': str('lfm2'),
-    'tokenizer.ggml.tokens': { type: 'array', itemType: 'string', value: vocabulary.tokens },
-    'tokenizer.ggml.token_type': { type: 'array', itemType: 'int32', value: vocabulary.tokenTypes },
-    'tokenizer.ggml.merges': { type: 'array', itemType: 'string', value: vocabulary.merges },
-    'tokenizer.ggml.bos_token_id': u32(lfm2TokenIds.bos),
-    'tokenizer.ggml.eos_token_id': u32(lfm2TokenIds.imEnd),
-    'tokenizer.ggml.padding_token_id': u32(lfm2TokenIds.pad),
-    'tokenizer.ggml.add_bos_token': { type: 'bool', value: false },
-    'tokenizer.chat_template': str(lfm2ChatTemplate),
+    ...lfm2TokenizerMetadata(vocabulary, lfm2ChatTemplate),
   };
   const weights = { kind: 'normal', std: 0.02 } as const;
   const ones = { kind: 'constant', value: 1 } as const;

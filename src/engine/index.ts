@@ -48,7 +48,7 @@ export type {
   Timings,
   Usage,
 } from './engine.js';
-export { cpuAddressSpace, cpuFileLimit, memoryNeed, modelFit } from './memory-fit.js';
+export { cpuAddressSpace, cpuFileLimit, gibText, memoryNeed, modelFit } from './memory-fit.js';
 export type {
   DeviceMemory,
   MemoryNeed,

@@ -157,7 +157,8 @@ export function memoryNeed(options: MemoryNeedOptions): MemoryNeed {
   return need;
 }
 
-const gibText = (bytes: number) => `${(bytes / gib).toFixed(bytes % gib === 0 ? 0 : 1)} GiB`;
+/** Bytes in GiB for people: `4 GiB`, `1.5 GiB`. */
+export const gibText = (bytes: number) => `${(bytes / gib).toFixed(bytes % gib === 0 ? 0 : 1)} GiB`;
 
 /** The sizes that make up a need, in words: "2.7 GB of weights, 0.1 GB of context cache, ...". */
 function parts(need: MemoryNeed): string {
@@ -172,12 +173,17 @@ function total(need: MemoryNeed): number {
   return need.weightsBytes + (need.kvCacheBytes ?? 0) + need.workingBytes;
 }
 
-function cpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
+/** The CPU path's verdict and its reason, without the "CPU: ..." label. */
+function cpuVerdict(
+  need: MemoryNeed,
+  device: DeviceMemory,
+): { fits: PathFit['fits']; why: string } {
   const sum = total(need);
+  const engine = "this browser's CPU engine (WebAssembly with 32-bit memory)";
   if (need.largestFileBytes > cpuFileLimit) {
     return {
       fits: 'no',
-      text: `CPU: does not fit: a file of ${formatBytes(need.largestFileBytes)}; this browser's CPU engine (WebAssembly with 32-bit memory) can address ${gibText(cpuAddressSpace)} and read files up to ${gibText(cpuFileLimit)}.`,
+      why: `a file of ${formatBytes(need.largestFileBytes)}; ${engine} can address ${gibText(cpuAddressSpace)} and read files up to ${gibText(cpuFileLimit)}.`,
     };
   }
   if (sum > cpuAddressSpace) {
@@ -187,17 +193,28 @@ function cpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
         : '';
     return {
       fits: 'no',
-      text: `CPU: does not fit: needs ${formatBytes(sum)} (${parts(need)}); this browser's CPU engine (WebAssembly with 32-bit memory) can address ${gibText(cpuAddressSpace)}.${shorter}`,
+      why: `needs ${formatBytes(sum)} (${parts(need)}); ${engine} can address ${gibText(cpuAddressSpace)}.${shorter}`,
     };
   }
   if (device.memoryBytes !== undefined && sum > device.memoryBytes) {
     // The browser rounds the device's memory down (Chromium to a power of two, at most 8 GB).
     return {
       fits: 'unknown',
-      text: `CPU: may not fit: needs ${formatBytes(sum)} (${parts(need)}); this device reports about ${formatBytes(device.memoryBytes)} of memory.`,
+      why: `needs ${formatBytes(sum)} (${parts(need)}); this device reports about ${formatBytes(device.memoryBytes)} of memory.`,
     };
   }
-  return { fits: 'yes', text: `CPU: fits: needs ${formatBytes(sum)} (${parts(need)}).` };
+  return { fits: 'yes', why: `needs ${formatBytes(sum)} (${parts(need)}).` };
+}
+
+const cpuLabels: Record<PathFit['fits'], string> = {
+  yes: 'fits',
+  no: 'does not fit',
+  unknown: 'may not fit',
+};
+
+function cpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
+  const { fits, why } = cpuVerdict(need, device);
+  return { fits, text: `CPU: ${cpuLabels[fits]}: ${why}` };
 }
 
 function gpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
@@ -221,12 +238,9 @@ export function modelFit(need: MemoryNeed, device: DeviceMemory = {}): ModelFit 
  * (507) naming the sizes and the engine's limit.
  */
 export function assertCpuFit(label: string, need: MemoryNeed, device: DeviceMemory = {}): void {
-  const fit = cpuFit(need, device);
-  if (fit.fits !== 'no') return;
-  throw new LmtabError(
-    'model_too_large',
-    `${label} cannot be loaded on the CPU: ${fit.text.replace(/^CPU: does not fit: /, '')}`,
-  );
+  const { fits, why } = cpuVerdict(need, device);
+  if (fits !== 'no') return;
+  throw new LmtabError('model_too_large', `${label} cannot be loaded on the CPU: ${why}`);
 }
 
 /**

@@ -1,8 +1,6 @@
-import { cpuAddressSpace, cpuFileLimit } from '../../engine/index.js';
+import { cpuAddressSpace, cpuFileLimit, gibText } from '../../engine/index.js';
 import type { ModelFit, PathFit } from '../../engine/index.js';
 import { formatBytes } from '../../store/index.js';
-
-const gibText = (bytes: number) => `${bytes / 2 ** 30} GiB`;
 
 /**
  * How a pulled model fits this device, as `/api/pull` status lines: one for the CPU engine, one

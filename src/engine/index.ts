@@ -48,7 +48,15 @@ export type {
   Timings,
   Usage,
 } from './engine.js';
-export { cpuAddressSpace, cpuFileLimit, gibText, memoryNeed, modelFit } from './memory-fit.js';
+export {
+  cpuAddressSpace,
+  cpuBytes,
+  cpuFileLimit,
+  gibText,
+  gpuBytes,
+  memoryNeed,
+  modelFit,
+} from './memory-fit.js';
 export type {
   DeviceMemory,
   MemoryNeed,

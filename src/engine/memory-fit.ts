@@ -169,8 +169,14 @@ function parts(need: MemoryNeed): string {
   return `${formatBytes(need.weightsBytes)} of weights${cache} and about ${formatBytes(need.workingBytes)} of working memory`;
 }
 
-function total(need: MemoryNeed): number {
-  return need.weightsBytes + (need.kvCacheBytes ?? 0) + need.workingBytes;
+/** Bytes the GPU path holds: weights and context cache. */
+export function gpuBytes(need: MemoryNeed): number {
+  return need.weightsBytes + (need.kvCacheBytes ?? 0);
+}
+
+/** Bytes the CPU engine holds: weights, context cache and working memory. */
+export function cpuBytes(need: MemoryNeed): number {
+  return gpuBytes(need) + need.workingBytes;
 }
 
 /** The CPU path's verdict and its reason, without the "CPU: ..." label. */
@@ -178,7 +184,7 @@ function cpuVerdict(
   need: MemoryNeed,
   device: DeviceMemory,
 ): { fits: PathFit['fits']; why: string } {
-  const sum = total(need);
+  const sum = cpuBytes(need);
   const engine = "this browser's CPU engine (WebAssembly with 32-bit memory)";
   if (need.largestFileBytes > cpuFileLimit) {
     return {
@@ -218,13 +224,12 @@ function cpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
 }
 
 function gpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
-  const gpuBytes = need.weightsBytes + (need.kvCacheBytes ?? 0);
   if (device.gpu === false) {
     return { fits: 'no', text: 'GPU: no WebGPU adapter llama.cpp can use in this browser.' };
   }
   return {
     fits: 'unknown',
-    text: `GPU: needs about ${formatBytes(gpuBytes)} of GPU memory (weights${need.kvCacheBytes === undefined ? '' : ' and context cache'}); a page cannot read how much the GPU has.`,
+    text: `GPU: needs about ${formatBytes(gpuBytes(need))} of GPU memory (weights${need.kvCacheBytes === undefined ? '' : ' and context cache'}); a page cannot read how much the GPU has.`,
   };
 }
 

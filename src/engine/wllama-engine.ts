@@ -93,6 +93,11 @@ type Resident = LoadedWllama & ResidencyState;
  */
 const cpuOnlyArchitectures = new Set(['lfm3']);
 
+/** A WebGPU plan moved to the CPU, saying why. */
+function onCpu(planned: EngineInfo, reason: string): EngineInfo {
+  return { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason };
+}
+
 /** Token counts of a finished answer: the whole prompt, and how much of it came from the cache. */
 function chunkUsage(last: WllamaChunk, pieces: number): Usage {
   const { usage, timings } = last;
@@ -223,12 +228,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const { metadata } = await readGgufHeader(blobs.model[0]!);
     const heads = headLengths(metadata);
     // A CPU load that cannot fit the engine's memory is refused with the sizes, before it starts.
-    const cpuPlan = (info: EngineInfo): EngineInfo => ({
-      ...info,
-      build: options.cpuBuild ? buildNames.cpu : buildNames.stock,
-    });
     const assertFitsCpu = (info: EngineInfo) => {
-      const quantized = kvCacheParams(info, heads, options.kvCache).cache_type_k === 'q8_0';
+      // The build createWllamaFor will pick for a CPU plan decides the cache's type.
+      const build = options.cpuBuild ? buildNames.cpu : buildNames.stock;
+      const quantized =
+        kvCacheParams({ ...info, build }, heads, options.kvCache).cache_type_k === 'q8_0';
       const files = blobs.projector ? [...blobs.model, blobs.projector] : blobs.model;
       const need = memoryNeed({
         fileBytes: files.map((file) => file.size),
@@ -244,30 +248,20 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       cpuOnlyArchitectures.has(architecture) &&
       options.cpuBuild
     ) {
-      planned = {
-        ...planned,
-        backend: 'wasm',
-        adapter: undefined,
-        gpuLayers: 0,
-        fallbackReason: `${architecture} runs on lmtab's CPU build only: wllama 3.8.1's WebGPU build (llama.cpp b11364) predates it`,
-      };
+      planned = onCpu(
+        planned,
+        `${architecture} runs on lmtab's CPU build only: wllama 3.8.1's WebGPU build (llama.cpp b11364) predates it`,
+      );
     }
-    if (planned.backend === 'wasm') assertFitsCpu(cpuPlan(planned));
+    if (planned.backend === 'wasm') assertFitsCpu(planned);
     let started;
     try {
       started = await start(record, blobs, planned, contextLength, heads);
     } catch (error) {
       if (planned.backend !== 'webgpu') throw error;
       // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
-      const reason = error instanceof Error ? error.message : String(error);
-      const fallback: EngineInfo = {
-        ...planned,
-        backend: 'wasm',
-        adapter: undefined,
-        gpuLayers: 0,
-        fallbackReason: reason,
-      };
-      assertFitsCpu(cpuPlan(fallback));
+      const fallback = onCpu(planned, error instanceof Error ? error.message : String(error));
+      assertFitsCpu(fallback);
       started = await start(record, blobs, fallback, contextLength, heads);
     }
     await options.store.touch(record.id);

@@ -1,4 +1,4 @@
-import { cpuAddressSpace, cpuFileLimit, gibText } from '../../engine/index.js';
+import { cpuAddressSpace, cpuBytes, cpuFileLimit, gibText, gpuBytes } from '../../engine/index.js';
 import type { ModelFit, PathFit } from '../../engine/index.js';
 import { formatBytes } from '../../store/index.js';
 
@@ -9,9 +9,10 @@ import { formatBytes } from '../../store/index.js';
  */
 export function pullFitStatus(fit: ModelFit): string[] {
   const { need } = fit;
-  const total = need.weightsBytes + (need.kvCacheBytes ?? 0) + need.workingBytes;
-  const gpuBytes = need.weightsBytes + (need.kvCacheBytes ?? 0);
-  return [cpuLine(fit.cpu, total, need.largestFileBytes), gpuLine(fit.gpu, gpuBytes)];
+  return [
+    cpuLine(fit.cpu, cpuBytes(need), need.largestFileBytes),
+    gpuLine(fit.gpu, gpuBytes(need)),
+  ];
 }
 
 function cpuLine(cpu: PathFit, total: number, largestFile: number): string {

@@ -2,6 +2,7 @@
 // The engine worker: owns the engine, the API router and a view of the model store. Tabs and the
 // service worker reach it through ports carrying request frames.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import stockGlueCode from '@wllama/wllama/src/wasm/wllama.js?raw';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
@@ -46,7 +47,11 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
         gguf: createWllamaEngine({
           store,
           wasmUrl,
-          cpuBuild: cpuBuildByDefault ? lmtabCpuBuild : undefined,
+          stockGlueCode,
+          cpuBuild:
+            cpuBuildByDefault && message.settings.cpuEngine !== 'wllama'
+              ? lmtabCpuBuild
+              : undefined,
           ...message.settings,
         }),
         // MLC models load from the store through the service worker's /lmtab-store/ URLs.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run build:wasm: rebuilds lmtab's CPU WebAssembly engine (wasm/prebuilt/) from scratch with only apt
 # and npm: Debian's emscripten, llama.cpp from the node-llama-cpp npm package (wasm/source.env),
-# wllama's C++ glue from node_modules/@wllama/wllama/cpp. Writes wasm/prebuilt/manifest.json.
+# wllama 3.8.1's C++ glue from node_modules/wllama-cpu-glue/cpp. Writes wasm/prebuilt/manifest.json.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/wasm/source.env"
@@ -22,11 +22,13 @@ if [[ "$em_version" != "$EMSCRIPTEN_WANTED" ]]; then
   echo "warning: emscripten $em_version, the committed build used $EMSCRIPTEN_WANTED" >&2
 fi
 
-wllama_version="$(node -p 'require(process.argv[1]).version' "$ROOT/node_modules/@wllama/wllama/package.json")"
-if [[ "$wllama_version" != "$WLLAMA_VERSION" ]]; then
-  echo "node_modules has @wllama/wllama $wllama_version, wasm/source.env expects $WLLAMA_VERSION" >&2
-  exit 1
-fi
+for pkg in "wllama-cpu-glue:$WLLAMA_GLUE_VERSION" "@wllama/wllama:$WLLAMA_VERSION"; do
+  have="$(node -p 'require(process.argv[1]).version' "$ROOT/node_modules/${pkg%%:*}/package.json")"
+  if [[ "$have" != "${pkg##*:}" ]]; then
+    echo "node_modules has ${pkg%%:*} $have, wasm/source.env expects ${pkg##*:}" >&2
+    exit 1
+  fi
+done
 
 mkdir -p "$CACHE"
 "$ROOT/wasm/fetch-llama-cpp.sh" "$CACHE/llama.cpp"
@@ -36,7 +38,7 @@ node "$ROOT/wasm/cpp-patches.mjs" --llama-cpp "$CACHE/llama.cpp"
 [[ "${KEEP_BUILD:-}" == 1 ]] || rm -rf "$CACHE/build"
 # wllama's glue with lmtab's edits (wasm/cpp-patches.mjs).
 rm -rf "$CACHE/wllama-cpp"
-node "$ROOT/wasm/cpp-patches.mjs" "$ROOT/node_modules/@wllama/wllama/cpp" "$CACHE/wllama-cpp"
+node "$ROOT/wasm/cpp-patches.mjs" "$ROOT/node_modules/wllama-cpu-glue/cpp" "$CACHE/wllama-cpp"
 emcmake cmake -S "$ROOT/wasm" -B "$CACHE/build" -DCMAKE_BUILD_TYPE=Release \
   -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm \
   -DLLAMA_CPP_DIR="$CACHE/llama.cpp" \

@@ -15,6 +15,12 @@
 //    every read of a 2.73 GB file's later tensors came back empty. They now use ftello and fseeko
 //    (off_t is 64 bits), and the read's JavaScript takes offset, length and destination address as
 //    unsigned (emscripten hands a size_t or pointer over as a signed 32-bit number).
+// 3. wllama 3.13's wire format. lmtab's build compiles 3.8.1's glue (npm alias wllama-cpu-glue),
+//    which is written against the llama.cpp it builds; 3.13's glue needs llama.cpp b12211, whose
+//    sources no reachable registry carries. 3.13's JavaScript (the package lmtab loads) sends and
+//    reads a few more fields: load_res's audio capabilities, cmpl_req's is_asr, embd_res's message
+//    and gres_res's data_raw; the glue now has them in 3.13's order (the audio actions stay
+//    unregistered), and wllama_start names the build's llama.cpp commit.
 //
 // llama.cpp's:
 // 1. Flash attention reads the K and V rows of the next 8 cached positions together, every 8
@@ -106,6 +112,75 @@ export const cppPatches = [
     __real_fseek(f, fpos + copy_bytes, SEEK_SET);`,
     to: `    memcpy(ptr, wllama_fs::cache_data.data(), copy_bytes);
     fseeko(f, (off_t)(fpos + copy_bytes), SEEK_SET);`,
+  },
+  // 3. wllama 3.13's wire format (glue 3): the fields 3.13's JavaScript reads and writes, in its order.
+  {
+    file: 'glue.hpp',
+    from: `  GLUE_FIELD(bool, has_audio_input)
+};`,
+    to: `  GLUE_FIELD(bool, has_audio_input)
+  GLUE_FIELD(bool, has_audio_output)
+  GLUE_FIELD(bool, has_chat)
+  GLUE_FIELD(bool, has_audio_stream)
+  GLUE_FIELD(bool, has_live_asr)
+  GLUE_FIELD(int, audio_input_rate)
+  GLUE_FIELD(int, audio_output_rate)
+  GLUE_FIELD(arr_str, audio_voices)
+};`,
+  },
+  {
+    file: 'glue.hpp',
+    from: `  GLUE_FIELD(bool, is_chat)
+  GLUE_FIELD(str, data_json)`,
+    to: `  GLUE_FIELD(bool, is_chat)
+  GLUE_FIELD(bool, is_asr)
+  GLUE_FIELD(str, data_json)`,
+  },
+  {
+    file: 'glue.hpp',
+    from: `  GLUE_HANDLER("embd_res")
+  GLUE_FIELD(bool, success)
+  GLUE_FIELD(int, req_id)`,
+    to: `  GLUE_HANDLER("embd_res")
+  GLUE_FIELD(bool, success)
+  GLUE_FIELD(str, message)
+  GLUE_FIELD(int, req_id)`,
+  },
+  {
+    file: 'glue.hpp',
+    from: `  GLUE_HANDLER("gres_res")
+  GLUE_FIELD(bool, success)
+  GLUE_FIELD(bool, has_more)
+  GLUE_FIELD(bool, is_error)
+  GLUE_FIELD(str, data_json)
+};`,
+    to: `  GLUE_HANDLER("gres_res")
+  GLUE_FIELD(bool, success)
+  GLUE_FIELD(bool, has_more)
+  GLUE_FIELD(bool, is_error)
+  GLUE_FIELD(str, data_json)
+  GLUE_FIELD(raw, data_raw)
+};`,
+  },
+  {
+    file: 'wllama-context.h',
+    from: `    res.has_audio_input.value = server_meta.chat_params.allow_audio;
+    return res;`,
+    to: `    res.has_audio_input.value = server_meta.chat_params.allow_audio;
+    res.has_chat.value = true; // lmtab: this build serves chat for every model it loads
+    return res;`,
+  },
+  {
+    file: 'wllama.cpp',
+    from: `      printStr(GGML_LOG_LEVEL_INFO, "Using async file read");
+    }
+
+    return "{\\"success\\":true}";`,
+    to: `      printStr(GGML_LOG_LEVEL_INFO, "Using async file read");
+    }
+
+    // lmtab: the llama.cpp commit this build compiles (3.13's JavaScript logs it beside its own).
+    return "{\\"success\\":true,\\"version\\":\\"lmtab-cpu-" LMTAB_LLAMA_CPP_COMMIT "\\"}";`,
   },
 ];
 

@@ -71,7 +71,7 @@ const manifest = {
     commit: sourceEnv.LLAMA_CPP_COMMIT,
     patches: patchesDigest(llamaCppPatches),
   },
-  glue: `npm @wllama/wllama@${sourceEnv.WLLAMA_VERSION} cpp/ + wasm/cpp-patches.mjs + wasm/shim/server-decision.h`,
+  glue: `npm @wllama/wllama@${sourceEnv.WLLAMA_GLUE_VERSION} cpp/ (speaking ${sourceEnv.WLLAMA_VERSION} wire format) + wasm/cpp-patches.mjs + wasm/shim/server-decision.h`,
   emscripten: emscriptenVersion,
   cmake: [
     '-DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm',

@@ -55,11 +55,11 @@ describe('withUnsignedResults', () => {
 });
 
 describe("the edits to wllama's C++ glue (wasm/cpp-patches.mjs)", () => {
-  it('each applies exactly once to the glue in node_modules, and the build records them', async () => {
+  it("each applies exactly once to 3.8.1's glue in node_modules (wllama-cpu-glue), and the build records them", async () => {
     const { readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { applyCppPatch, cppPatches } = await import('./cpp-patches.mjs');
-    const cpp = join(import.meta.dirname, '..', 'node_modules', '@wllama', 'wllama', 'cpp');
+    const cpp = join(import.meta.dirname, '..', 'node_modules', 'wllama-cpu-glue', 'cpp');
     for (const patch of cppPatches) {
       const patched = applyCppPatch(readFileSync(join(cpp, patch.file), 'utf8'), patch);
       expect(patched).toContain(patch.to);

@@ -62,8 +62,12 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(manifest.llamaCpp.source).toContain(
       `node-llama-cpp@${sourceEnv.NODE_LLAMA_CPP_VERSION}`,
     );
+    // 3.8.1's glue (npm alias wllama-cpu-glue), speaking the wire format of the wllama lmtab loads.
     expect(manifest.glue).toContain(
-      `@wllama/wllama@${packageJson.devDependencies['@wllama/wllama']}`,
+      `@wllama/wllama@${sourceEnv.WLLAMA_GLUE_VERSION} cpp/ (speaking ${sourceEnv.WLLAMA_VERSION} wire format)`,
+    );
+    expect(packageJson.devDependencies['wllama-cpu-glue']).toBe(
+      `npm:@wllama/wllama@${sourceEnv.WLLAMA_GLUE_VERSION}`,
     );
     expect(sourceEnv.WLLAMA_VERSION).toBe(packageJson.devDependencies['@wllama/wllama']);
     expect(manifest.emscripten).toBe('3.1.6');

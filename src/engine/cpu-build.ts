@@ -1,9 +1,10 @@
 import { Wllama, type WllamaConfig } from '@wllama/wllama/esm/index.js';
 import type { EngineInfo } from './engine.js';
+import type { Memory64Resources } from './memory64-build.js';
 
 /**
  * lmtab's CPU WebAssembly build (`wasm/prebuilt/`, made by `npm run build:wasm`): llama.cpp with
- * ggml's wasm SIMD kernels and wllama's C++ glue, compiled for wasm32 with threads. wllama 3.8.1's
+ * ggml's wasm SIMD kernels and wllama's C++ glue, compiled for wasm32 with threads. wllama 3.13.0's
  * own wasm is built with `GGML_CPU_GENERIC` (no SIMD kernels); this one runs its CPU path about
  * three times faster (bench/NOTES.md).
  */
@@ -20,7 +21,11 @@ export interface CpuBuild {
 }
 
 /** Name of each build in {@link EngineInfo.build}. */
-export const buildNames = { stock: 'wllama 3.8.1', cpu: 'lmtab-cpu' } as const;
+export const buildNames = {
+  stock: 'wllama 3.13.0',
+  cpu: 'lmtab-cpu',
+  memory64: 'wllama 3.13.0 memory64',
+} as const;
 
 type WorkerResources = ReturnType<Wllama['getWorkerResources']>;
 
@@ -32,15 +37,28 @@ type WorkerResources = ReturnType<Wllama['getWorkerResources']>;
  * file reads through Asyncify), which it enables by itself only where JSPI or memory64 is missing.
  * lmtab's build is exactly such a wasm32 build, so its resources are handed to wllama's worker the
  * way compat mode hands them: this instance's `getWorkerResources` answers them for every browser.
+ * A CPU plan given `memory64` resources (past 4 GiB) runs on wllama's stock build with its memory
+ * raised (`memory64-build.ts`).
  */
 export function createWllamaFor(
   info: EngineInfo,
   stockWasmUrl: string,
   cpuBuild: CpuBuild | undefined,
   config: WllamaConfig,
+  memory64?: Memory64Resources,
 ): { wllama: Wllama; info: EngineInfo } {
-  const wllama = new Wllama({ default: stockWasmUrl }, config);
+  if (memory64 && info.backend === 'wasm') {
+    const wllama = new Wllama({ default: stockWasmUrl }, config);
+    wllama.getWorkerResources = () => ({ ...memory64 });
+    return { wllama, info: { ...info, build: buildNames.memory64 } };
+  }
   const resources = cpuWorkerResources(info, cpuBuild);
+  // The CPU build compiles its own llama.cpp (wasm/source.env), not the commit wllama's JavaScript
+  // names, and speaks its wire format (wasm/cpp-patches.mjs): the version check would refuse it.
+  const wllama = new Wllama(
+    { default: stockWasmUrl },
+    resources ? { ...config, skipVersionCheck: true } : config,
+  );
   if (!resources) return { wllama, info: { ...info, build: buildNames.stock } };
   wllama.getWorkerResources = () => ({ ...resources });
   const load = wllama.loadModel.bind(wllama);

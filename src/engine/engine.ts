@@ -305,4 +305,9 @@ export interface EngineSettings {
    * allow (`src/engine/kv-cache.ts`), `f16` keeps llama.cpp's default F16 everywhere.
    */
   kvCache?: 'auto' | 'f16';
+  /**
+   * Which build runs a CPU load: `lmtab` (the default), lmtab's SIMD build (`wasm/`); `wllama`,
+   * wllama's stock build, whose llama.cpp is newer (`wasm/README.md`) and whose kernels are generic.
+   */
+  cpuEngine?: 'lmtab' | 'wllama';
 }

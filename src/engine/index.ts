@@ -57,7 +57,9 @@ export {
   memoryNeed,
   modelFit,
 } from './memory-fit.js';
+export { memory64AddressSpace, memory64Supported } from './memory64-build.js';
 export type {
+  CpuBuildKind,
   DeviceMemory,
   MemoryNeed,
   MemoryNeedOptions,

@@ -47,14 +47,27 @@ describe('kvCacheBytes', () => {
 });
 
 describe('modelFit', () => {
-  it('says a file over 4 GiB cannot be read by the CPU engine, naming both sizes', () => {
-    const fit = modelFit(memoryNeed({ fileBytes: [4.73 * gb] }));
+  it('says a file over 4 GiB cannot be read by the CPU engine without memory64, naming both sizes', () => {
+    const fit = modelFit(memoryNeed({ fileBytes: [4.73 * gb] }), { memory64: false });
     expect(fit.cpu.fits).toBe('no');
     expect(fit.cpu.text).toBe(
-      "CPU: does not fit: a file of 4.7 GB; this browser's CPU engine (WebAssembly with 32-bit memory) can address 4 GiB and read files up to 4 GiB.",
+      "CPU: does not fit: a file of 4.7 GB; this browser's CPU engine (WebAssembly with 32-bit memory) can address 4 GiB and read files up to 4 GiB. This browser has no 64-bit WebAssembly memory with JSPI (Chromium 137 or later has), which larger models need.",
     );
     expect(fit.gpu.fits).toBe('unknown');
     expect(fit.gpu.text).toContain('4.7 GB of GPU memory');
+  });
+
+  it('puts what passes 4 GiB on the memory64 build where the browser has one', () => {
+    const fit = modelFit(memoryNeed({ fileBytes: [4.73 * gb] }), { memory64: true });
+    expect(fit.cpu).toMatchObject({ fits: 'yes', build: 'memory64' });
+    expect(fit.cpu.text).toMatch(
+      /^CPU: fits: needs 5\.\d GB \(4\.7 GB of weights and about .* of working memory\)\. Past 4 GiB it runs on wllama's memory64 build, whose generic kernels are slower\.$/,
+    );
+    expect(modelFit(memoryNeed({ fileBytes: [0.4 * gb] })).cpu.build).toBe('wasm32');
+    // Past 16 GiB neither build holds it.
+    const huge = modelFit(memoryNeed({ fileBytes: [17 * gb] }), { memory64: true });
+    expect(huge.cpu.fits).toBe('no');
+    expect(huge.cpu.text).toContain("this browser's CPU engines can address 16 GiB at most.");
   });
 
   it('fits the 2.6B Q8_0 file on the CPU at the default context', () => {
@@ -78,7 +91,7 @@ describe('modelFit', () => {
       contextLength: 128_000,
       kvBytesPerValue: 2,
     });
-    const fit = modelFit(need);
+    const fit = modelFit(need, { memory64: false });
     expect(fit.cpu.fits).toBe('no');
     expect(fit.cpu.text).toContain('can address 4 GiB. A shorter context (num_ctx) may fit.');
   });
@@ -104,7 +117,10 @@ describe('modelFit', () => {
 
 describe('assertCpuFit', () => {
   it('throws model_too_large (507) with the sizes', () => {
-    expect(() => assertCpuFit('lfm2-8b-a1b', memoryNeed({ fileBytes: [4.73 * gb] }))).toThrow(
+    const noMemory64 = { memory64: false };
+    expect(() =>
+      assertCpuFit('lfm2-8b-a1b', memoryNeed({ fileBytes: [4.73 * gb] }), noMemory64),
+    ).toThrow(
       expect.objectContaining({
         code: 'model_too_large',
         status: 507,
@@ -113,7 +129,10 @@ describe('assertCpuFit', () => {
         ),
       }),
     );
-    expect(() => assertCpuFit('small', memoryNeed({ fileBytes: [0.4 * gb] }))).not.toThrow();
+    expect(assertCpuFit('small', memoryNeed({ fileBytes: [0.4 * gb] }))).toBe('wasm32');
+    expect(assertCpuFit('big', memoryNeed({ fileBytes: [4.73 * gb] }), { memory64: true })).toBe(
+      'memory64',
+    );
   });
 });
 

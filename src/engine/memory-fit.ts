@@ -1,13 +1,14 @@
 import { LmtabError } from '../errors/index.js';
 import type { GgufMetadataValue } from '../store/index.js';
 import { formatBytes } from '../store/index.js';
+import { memory64AddressSpace } from './memory64-build.js';
 
 const gib = 2 ** 30;
 
 /**
- * What the CPU engine (lmtab's wasm32 build, `-sMAXIMUM_MEMORY=4096MB`) can address: weights,
- * context cache and working memory all live in it. wllama's stock builds cap their memory at the
- * same 4096 MiB, memory64 or not.
+ * What lmtab's CPU engine (its wasm32 build, `-sMAXIMUM_MEMORY=4096MB`) can address: weights,
+ * context cache and working memory all live in it. Past it, a browser with 64-bit WebAssembly
+ * memory runs wllama's memory64 build with its memory raised (`memory64-build.ts`).
  */
 export const cpuAddressSpace = 4 * gib;
 
@@ -46,7 +47,15 @@ export interface PathFit {
   fits: 'yes' | 'no' | 'unknown';
   /** One sentence for people, with the sizes. */
   text: string;
+  /**
+   * The CPU build that holds it, where one does: lmtab's `wasm32` build, or wllama's `memory64`
+   * build for what passes 4 GiB.
+   */
+  build?: CpuBuildKind;
 }
+
+/** lmtab's wasm32 CPU build, or wllama's memory64 build with its memory raised. */
+export type CpuBuildKind = 'wasm32' | 'memory64';
 
 /** How a model fits this device on each compute path, and why. */
 export interface ModelFit {
@@ -63,6 +72,11 @@ export interface DeviceMemory {
   memoryBytes?: number;
   /** Whether a WebGPU adapter llama.cpp can use is present; undefined when not probed. */
   gpu?: boolean;
+  /**
+   * Whether the browser runs the memory64 build (64-bit memories and JSPI); undefined when not
+   * probed, which counts as yes.
+   */
+  memory64?: boolean;
 }
 
 function metadataNumber(
@@ -179,37 +193,59 @@ export function cpuBytes(need: MemoryNeed): number {
   return gpuBytes(need) + need.workingBytes;
 }
 
-/** The CPU path's verdict and its reason, without the "CPU: ..." label. */
+/** A hint where the weights and working memory alone would fit `limit`: the context is too long. */
+function shorterContext(need: MemoryNeed, limit: number): string {
+  return need.kvCacheBytes !== undefined && need.weightsBytes + need.workingBytes < limit
+    ? ' A shorter context (num_ctx) may fit.'
+    : '';
+}
+
+/** The CPU path's verdict, its reason (without the "CPU: ..." label) and the build that holds it. */
 function cpuVerdict(
   need: MemoryNeed,
   device: DeviceMemory,
-): { fits: PathFit['fits']; why: string } {
+): { fits: PathFit['fits']; why: string; build?: CpuBuildKind } {
   const sum = cpuBytes(need);
   const engine = "this browser's CPU engine (WebAssembly with 32-bit memory)";
-  if (need.largestFileBytes > cpuFileLimit) {
+  const wasm32 = need.largestFileBytes <= cpuFileLimit && sum <= cpuAddressSpace;
+  let build: CpuBuildKind | undefined = wasm32 ? 'wasm32' : undefined;
+  let note = '';
+  if (!wasm32 && sum <= memory64AddressSpace && device.memory64 !== false) {
+    build = 'memory64';
+    note = ` Past ${gibText(cpuAddressSpace)} it runs on wllama's memory64 build, whose generic kernels are slower.`;
+  }
+  if (build === undefined && device.memory64 !== false) {
     return {
       fits: 'no',
-      why: `a file of ${formatBytes(need.largestFileBytes)}; ${engine} can address ${gibText(cpuAddressSpace)} and read files up to ${gibText(cpuFileLimit)}.`,
+      why: `needs ${formatBytes(sum)} (${parts(need)}); this browser's CPU engines can address ${gibText(memory64AddressSpace)} at most.${shorterContext(need, memory64AddressSpace)}`,
     };
   }
-  if (sum > cpuAddressSpace) {
-    const shorter =
-      need.kvCacheBytes !== undefined && need.weightsBytes + need.workingBytes < cpuAddressSpace
-        ? ' A shorter context (num_ctx) may fit.'
-        : '';
+  // Without memory64, what the wasm32 build holds is all there is.
+  const noMemory64 =
+    sum <= memory64AddressSpace
+      ? ' This browser has no 64-bit WebAssembly memory with JSPI (Chromium 137 or later has), which larger models need.'
+      : '';
+  if (build === undefined && need.largestFileBytes > cpuFileLimit) {
     return {
       fits: 'no',
-      why: `needs ${formatBytes(sum)} (${parts(need)}); ${engine} can address ${gibText(cpuAddressSpace)}.${shorter}`,
+      why: `a file of ${formatBytes(need.largestFileBytes)}; ${engine} can address ${gibText(cpuAddressSpace)} and read files up to ${gibText(cpuFileLimit)}.${noMemory64}`,
+    };
+  }
+  if (build === undefined) {
+    return {
+      fits: 'no',
+      why: `needs ${formatBytes(sum)} (${parts(need)}); ${engine} can address ${gibText(cpuAddressSpace)}.${shorterContext(need, cpuAddressSpace)}${noMemory64}`,
     };
   }
   if (device.memoryBytes !== undefined && sum > device.memoryBytes) {
     // The browser rounds the device's memory down (Chromium to a power of two, at most 8 GB).
     return {
       fits: 'unknown',
-      why: `needs ${formatBytes(sum)} (${parts(need)}); this device reports about ${formatBytes(device.memoryBytes)} of memory.`,
+      why: `needs ${formatBytes(sum)} (${parts(need)}); this device reports about ${formatBytes(device.memoryBytes)} of memory.${note}`,
+      build,
     };
   }
-  return { fits: 'yes', why: `needs ${formatBytes(sum)} (${parts(need)}).` };
+  return { fits: 'yes', why: `needs ${formatBytes(sum)} (${parts(need)}).${note}`, build };
 }
 
 const cpuLabels: Record<PathFit['fits'], string> = {
@@ -219,8 +255,8 @@ const cpuLabels: Record<PathFit['fits'], string> = {
 };
 
 function cpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
-  const { fits, why } = cpuVerdict(need, device);
-  return { fits, text: `CPU: ${cpuLabels[fits]}: ${why}` };
+  const { fits, why, build } = cpuVerdict(need, device);
+  return { fits, text: `CPU: ${cpuLabels[fits]}: ${why}`, ...(build && { build }) };
 }
 
 function gpuFit(need: MemoryNeed, device: DeviceMemory): PathFit {
@@ -239,13 +275,19 @@ export function modelFit(need: MemoryNeed, device: DeviceMemory = {}): ModelFit 
 }
 
 /**
- * Refuses, before the engine is started, a CPU load that cannot fit: a `model_too_large` error
- * (507) naming the sizes and the engine's limit.
+ * The CPU build that holds a model with `need`; a load that neither can hold is refused, before
+ * the engine is started, with a `model_too_large` error (507) naming the sizes and the limit.
  */
-export function assertCpuFit(label: string, need: MemoryNeed, device: DeviceMemory = {}): void {
-  const { fits, why } = cpuVerdict(need, device);
-  if (fits !== 'no') return;
-  throw new LmtabError('model_too_large', `${label} cannot be loaded on the CPU: ${why}`);
+export function assertCpuFit(
+  label: string,
+  need: MemoryNeed,
+  device: DeviceMemory = {},
+): CpuBuildKind {
+  const { fits, why, build } = cpuVerdict(need, device);
+  if (fits === 'no' || build === undefined) {
+    throw new LmtabError('model_too_large', `${label} cannot be loaded on the CPU: ${why}`);
+  }
+  return build;
 }
 
 /**

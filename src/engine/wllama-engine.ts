@@ -22,6 +22,7 @@ import { headLengths, kvCacheFromLog, kvCacheParams, type HeadLengths } from './
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';
 import { assertCpuFit, memoryNeed } from './memory-fit.js';
+import { memory64Resources, memory64Supported } from './memory64-build.js';
 import { LogRing } from './log-ring.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
@@ -47,6 +48,11 @@ export interface WllamaEngineOptions {
   wasmUrl: string;
   /** lmtab's CPU build, used for loads without WebGPU; without it wllama's stock build runs them. */
   cpuBuild?: CpuBuild;
+  /**
+   * wllama's stock emscripten glue (its `src/wasm/wllama.js`): with it, a CPU load past what the
+   * wasm32 build holds runs on the stock build with its memory raised (`memory64-build.ts`).
+   */
+  stockGlueCode?: string;
   /** Layers to offload to WebGPU; default all of them when an adapter exists. 0 = CPU only. */
   gpuLayers?: number;
   /** WebAssembly threads; default every core the page may use (1 without cross-origin isolation). */
@@ -86,12 +92,6 @@ interface LoadedWllama {
 }
 
 type Resident = LoadedWllama & ResidencyState;
-
-/**
- * Architectures only lmtab's CPU build knows (its llama.cpp carries a backport, wasm/lfm3/): a
- * WebGPU plan for them runs on the CPU build instead, and says why.
- */
-const cpuOnlyArchitectures = new Set(['lfm3']);
 
 /** A WebGPU plan moved to the CPU, saying why. */
 function onCpu(planned: EngineInfo, reason: string): EngineInfo {
@@ -192,10 +192,18 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     heads: HeadLengths | undefined,
   ) {
     const log = new LogRing(200);
-    const { wllama, info } = createWllamaFor(planned, options.wasmUrl, options.cpuBuild, {
-      logger: log.logger(),
-      allowOffline: true,
-    });
+    const memory64 =
+      planned.build === buildNames.memory64 && options.stockGlueCode !== undefined
+        ? await memory64Resources(options.wasmUrl, options.stockGlueCode)
+        : undefined;
+    const config = { logger: log.logger(), allowOffline: true };
+    const { wllama, info } = createWllamaFor(
+      planned,
+      options.wasmUrl,
+      options.cpuBuild,
+      config,
+      memory64,
+    );
     await loadWllama(
       wllama,
       blobs.projector ? [...blobs.model, blobs.projector] : blobs.model,
@@ -222,47 +230,41 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
   }
 
   async function loadRecord(record: ModelRecord, contextLength: number): Promise<LoadedWllama> {
-    let planned = await plannedInfo();
+    const planned = await plannedInfo();
     // Read once: a WebGPU refusal loads the same files again on the CPU.
     const blobs = await options.store.open(record.id);
     const { metadata } = await readGgufHeader(blobs.model[0]!);
     const heads = headLengths(metadata);
-    // A CPU load that cannot fit the engine's memory is refused with the sizes, before it starts.
-    const assertFitsCpu = (info: EngineInfo) => {
+    // The CPU build that holds a CPU load: lmtab's wasm32 build, or past 4 GiB wllama's memory64
+    // build; a load neither can hold is refused with the sizes, before the engine starts.
+    const onCpuBuild = (info: EngineInfo): EngineInfo => {
+      const files = blobs.projector ? [...blobs.model, blobs.projector] : blobs.model;
+      const need = (kvBytesPerValue: number) =>
+        memoryNeed({
+          fileBytes: files.map((f) => f.size),
+          metadata,
+          contextLength,
+          kvBytesPerValue,
+        });
       // The build createWllamaFor will pick for a CPU plan decides the cache's type.
       const build = options.cpuBuild ? buildNames.cpu : buildNames.stock;
       const quantized =
         kvCacheParams({ ...info, build }, heads, options.kvCache).cache_type_k === 'q8_0';
-      const files = blobs.projector ? [...blobs.model, blobs.projector] : blobs.model;
-      const need = memoryNeed({
-        fileBytes: files.map((file) => file.size),
-        metadata,
-        contextLength,
-        kvBytesPerValue: quantized ? 34 / 32 : 2,
-      });
-      assertCpuFit(record.id, need);
+      const device = { memory64: options.stockGlueCode !== undefined && memory64Supported() };
+      if (assertCpuFit(record.id, need(quantized ? 34 / 32 : 2), device) === 'wasm32') return info;
+      // The memory64 build keeps llama.cpp's F16 cache.
+      assertCpuFit(record.id, need(2), device);
+      return { ...info, build: buildNames.memory64 };
     };
-    const architecture = String(metadata.get('general.architecture') ?? '');
-    if (
-      planned.backend === 'webgpu' &&
-      cpuOnlyArchitectures.has(architecture) &&
-      options.cpuBuild
-    ) {
-      planned = onCpu(
-        planned,
-        `${architecture} runs on lmtab's CPU build only: wllama 3.8.1's WebGPU build (llama.cpp b11364) predates it`,
-      );
-    }
-    if (planned.backend === 'wasm') assertFitsCpu(planned);
+    const plan = planned.backend === 'wasm' ? onCpuBuild(planned) : planned;
     let started;
     try {
-      started = await start(record, blobs, planned, contextLength, heads);
+      started = await start(record, blobs, plan, contextLength, heads);
     } catch (error) {
-      if (planned.backend !== 'webgpu') throw error;
+      if (plan.backend !== 'webgpu') throw error;
       // llama.cpp's WebGPU backend refuses some adapters (no shader-f16, small limits): use the CPU.
-      const fallback = onCpu(planned, error instanceof Error ? error.message : String(error));
-      assertFitsCpu(fallback);
-      started = await start(record, blobs, fallback, contextLength, heads);
+      const fallback = onCpu(plan, error instanceof Error ? error.message : String(error));
+      started = await start(record, blobs, onCpuBuild(fallback), contextLength, heads);
     }
     await options.store.touch(record.id);
     return {

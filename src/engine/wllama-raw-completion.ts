@@ -33,6 +33,7 @@ export async function* wllamaRawCompletion(
   const started = await proxy.wllamaAction('completion', {
     _name: 'cmpl_req',
     is_chat: false,
+    is_asr: false,
     data_json: JSON.stringify({ ...params, stream: true }),
     files: [],
   });

@@ -23,8 +23,8 @@ describe('deviceFit', () => {
     expect(fit.gpu.text).toContain('needs about 229.0 MB of GPU memory');
   });
 
-  it('says a model over 4 GiB runs only on a GPU, and keeps it downloadable', () => {
-    const fit = deviceFit([5.04e9], { memoryGb: 8, freeStorage: 10e9 });
+  it('says a model over 4 GiB runs only on a GPU without memory64, and keeps it downloadable', () => {
+    const fit = deviceFit([5.04e9], { memoryGb: 8, freeStorage: 10e9, memory64: false });
     expect(fit).toMatchObject({ level: 'tight', storage: 'yes' });
     expect(fit.text).toBe(
       'Runs only on a GPU with enough memory: too large for this browser’s CPU engine.',
@@ -36,13 +36,27 @@ describe('deviceFit', () => {
   });
 
   it('blocks a model neither path can hold, and names the storage that is short', () => {
-    const fit = deviceFit([4.6e9, 0.6e9], { memoryGb: 4, freeStorage: 1e9, gpu: false });
+    const fit = deviceFit([4.6e9, 0.6e9], {
+      memoryGb: 4,
+      freeStorage: 1e9,
+      gpu: false,
+      memory64: false,
+    });
     expect(fit).toMatchObject({ level: 'no', storage: 'no' });
     expect(fit.blocked).toBe(
       'Cannot run on this device: neither the CPU engine nor a GPU can hold it.',
     );
     expect(fit.text).toBe(`${fit.blocked} Needs 5.2 GB of storage; 1.0 GB free.`);
     expect(fit.gpu.text).toBe('GPU: no WebGPU adapter llama.cpp can use in this browser.');
+  });
+
+  it('says a model over 4 GiB runs on the memory64 CPU build where the browser has one', () => {
+    const fit = deviceFit([5.04e9], { memoryGb: 8, freeStorage: 10e9, memory64: true });
+    expect(fit).toMatchObject({ level: 'tight', storage: 'yes' });
+    expect(fit.cpu.build).toBe('memory64');
+    expect(fit.text).toBe(
+      'Past 4 GiB: runs on the CPU with wllama’s memory64 build, whose kernels are slower.',
+    );
   });
 
   it('is not sure where the device reports less memory than the CPU engine needs', () => {

@@ -1,4 +1,4 @@
-import { memoryNeed, modelFit } from '../engine/index.js';
+import { memory64Supported, memoryNeed, modelFit } from '../engine/index.js';
 import type { EngineInfo, ModelFit } from '../engine/index.js';
 import type { GgufChoice } from '../hub/index.js';
 import { formatBytes } from '../store/index.js';
@@ -24,6 +24,8 @@ export interface DeviceFacts {
   freeStorage?: number;
   /** Whether the engine has a WebGPU adapter llama.cpp can use ({@link engineGpu}); undefined until known. */
   gpu?: boolean;
+  /** Whether the browser runs the memory64 CPU build (past 4 GiB); undefined counts as yes. */
+  memory64?: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export function deviceFit(fileBytes: readonly number[], facts: DeviceFacts): Dev
     // The browser gives whole (decimal) gigabytes; sizes here are decimal too.
     ...(facts.memoryGb === undefined ? {} : { memoryBytes: facts.memoryGb * 1e9 }),
     ...(facts.gpu === undefined ? {} : { gpu: facts.gpu }),
+    ...(facts.memory64 === undefined ? {} : { memory64: facts.memory64 }),
   });
   const storage: DeviceFit['storage'] =
     facts.freeStorage === undefined ? 'unknown' : bytes <= facts.freeStorage ? 'yes' : 'no';
@@ -60,7 +63,9 @@ export function deviceFit(fileBytes: readonly number[], facts: DeviceFacts): Dev
       ? 'Runs only on a GPU with enough memory: too large for this browser’s CPU engine.'
       : fit.cpu.fits === 'unknown'
         ? 'May not fit this device’s memory.'
-        : undefined);
+        : fit.cpu.build === 'memory64'
+          ? 'Past 4 GiB: runs on the CPU with wllama’s memory64 build, whose kernels are slower.'
+          : undefined);
   const parts: string[] = [];
   if (memoryText !== undefined) parts.push(memoryText);
   if (storage === 'no') {
@@ -96,6 +101,7 @@ export async function readDeviceFacts(): Promise<DeviceFacts> {
   const nav = globalThis.navigator as (Navigator & { deviceMemory?: number }) | undefined;
   const facts: DeviceFacts = {};
   if (typeof nav?.deviceMemory === 'number') facts.memoryGb = nav.deviceMemory;
+  facts.memory64 = memory64Supported();
   const estimate = await nav?.storage?.estimate?.().catch(() => undefined);
   if (estimate?.quota !== undefined && estimate.usage !== undefined) {
     facts.freeStorage = Math.max(0, estimate.quota - estimate.usage);

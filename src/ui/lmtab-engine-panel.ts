@@ -119,7 +119,13 @@ export class LmtabEnginePanel extends LitElement {
           ${status.loaded.map(
             (m) =>
               html`<tr>
-                <td class="model">${m.model}</td>
+                <td class="model">
+                  ${m.model}${
+                    m.info.build
+                      ? html`<span class="kv muted" data-testid="loaded-build">${m.info.build}</span>`
+                      : nothing
+                  }
+                </td>
                 <td class="num">
                   ${m.contextLength.toLocaleString('en')}
                   tokens${

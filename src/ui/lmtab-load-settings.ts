@@ -6,7 +6,7 @@ import { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 import { icons } from './icons.js';
 
 /** The engine's numeric load settings, and the upload limit of the API it serves (in GiB). */
-type Field = Exclude<keyof EngineSettings, 'kvCache'> | 'uploadLimitGib';
+type Field = Exclude<keyof EngineSettings, 'kvCache' | 'cpuEngine'> | 'uploadLimitGib';
 
 const gib = 1024 ** 3;
 
@@ -32,6 +32,7 @@ export class LmtabLoadSettings extends LitElement {
     cores: { type: Number },
     values: { state: true },
     kvCache: { state: true },
+    cpuEngine: { state: true },
     saved: { state: true },
     error: { state: true },
   };
@@ -43,6 +44,8 @@ export class LmtabLoadSettings extends LitElement {
   declare values: Record<Field, string>;
   /** The KV cache choice: `auto` or `f16` (see {@link EngineSettings.kvCache}). */
   declare kvCache: NonNullable<EngineSettings['kvCache']>;
+  /** The CPU build: `lmtab` or `wllama` (see {@link EngineSettings.cpuEngine}). */
+  declare cpuEngine: NonNullable<EngineSettings['cpuEngine']>;
   declare saved: boolean;
   declare error: string;
 
@@ -59,6 +62,7 @@ export class LmtabLoadSettings extends LitElement {
       uploadLimitGib: maxBlobBytes === undefined ? '' : String(Math.ceil(maxBlobBytes / gib)),
     };
     this.kvCache = stored.kvCache ?? 'auto';
+    this.cpuEngine = stored.cpuEngine ?? 'lmtab';
     this.saved = false;
     this.error = '';
   }
@@ -176,6 +180,7 @@ export class LmtabLoadSettings extends LitElement {
       else settings[field.key] = value;
     }
     if (this.kvCache !== 'auto') settings.kvCache = this.kvCache;
+    if (this.cpuEngine !== 'lmtab') settings.cpuEngine = this.cpuEngine;
     saveEngineSettings(settings);
     saveApiSettings(uploadLimitGib === undefined ? {} : { maxBlobBytes: uploadLimitGib * gib });
     this.error = '';
@@ -226,6 +231,26 @@ export class LmtabLoadSettings extends LitElement {
           F16 is llama.cpp's default.</span
         >
       </div>
+      <div class="field">
+        <label for="cpuEngine">CPU engine</label>
+        <select
+          id="cpuEngine"
+          aria-describedby="cpuEngine-hint"
+          .value=${this.cpuEngine}
+          @change=${(e: Event) => {
+            this.cpuEngine = (e.target as HTMLSelectElement).value as 'lmtab' | 'wllama';
+            this.saved = false;
+          }}
+        >
+          <option value="lmtab">lmtab (SIMD)</option>
+          <option value="wllama">wllama stock</option>
+        </select>
+        <span class="hint" id="cpuEngine-hint"
+          >What runs a model on the CPU. lmtab's build has SIMD kernels, about three times faster;
+          wllama's stock build carries a newer llama.cpp with generic kernels, for comparing
+          answers.</span
+        >
+      </div>
       <div class="actions">
         <button class="primary" type="submit">Save settings</button>
         <button
@@ -233,6 +258,7 @@ export class LmtabLoadSettings extends LitElement {
           @click=${() => {
             this.values = { gpuLayers: '', contextLength: '', threads: '', uploadLimitGib: '' };
             this.kvCache = 'auto';
+            this.cpuEngine = 'lmtab';
             this.saved = false;
           }}
         >

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { writeModelFile } from '../support/lfm2-fixtures.js';
 import { lfm3Model } from '../support/lfm3-fixture.js';
@@ -37,5 +37,75 @@ test('an LFM3 model (gated heads, sliding-window and full attention) loads on th
   const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
   const loaded = engine.loaded.find((m: { model: string }) => m.model === model);
   expect(loaded.info).toMatchObject({ backend: 'wasm', build: 'lmtab-cpu' });
+  expect(problems).toEqual([]);
+});
+
+interface Step {
+  token: string;
+  logprob: number;
+  top_logprobs: { token: string; logprob: number }[];
+}
+
+/** A greedy answer's tokens with their top-5 log-probabilities, and the build that ran it. */
+async function greedySteps(page: Page, model: string): Promise<{ steps: Step[]; build: string }> {
+  const answer = await page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'Count the sheep in the field.' }],
+        max_tokens: 6,
+        ignore_eos: true,
+        temperature: 0,
+        logprobs: true,
+        top_logprobs: 5,
+      }),
+    });
+    return { status: response.status, body: await response.json() };
+  }, model);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  const loaded = engine.loaded.find((m: { model: string }) => m.model === model);
+  return { steps: answer.body.choices[0].logprobs.content, build: loaded.info.build };
+}
+
+test("lmtab's LFM3 backport answers as llama.cpp b12211's own LFM3 (wllama 3.13.0's stock build) does", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await writeModelFile(join(fixtureDir, 'tiny-lfm3.gguf'), lfm3Model());
+  const problems = watchConsole(page);
+  // Both builds with an F16 cache, so that only the model's code differs (and the kernels' rounding).
+  await page.goto('/');
+  await page.evaluate(() =>
+    localStorage.setItem('lmtab.engine-settings', JSON.stringify({ kvCache: 'f16' })),
+  );
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm3.gguf');
+  const backport = await greedySteps(page, model);
+  expect(backport.build).toBe('lmtab-cpu');
+
+  await page.evaluate(() =>
+    localStorage.setItem(
+      'lmtab.engine-settings',
+      JSON.stringify({ kvCache: 'f16', cpuEngine: 'wllama' }),
+    ),
+  );
+  await page.reload();
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  const upstream = await greedySteps(page, model);
+  expect(upstream.build).toBe('wllama 3.13.0');
+
+  // The same greedy tokens, and every top-5 candidate's log-probability within 0.02: the graph,
+  // the norms, the gate and both RoPE bases agree with upstream's; only float rounding differs.
+  expect(upstream.steps.map((s) => s.token)).toEqual(backport.steps.map((s) => s.token));
+  upstream.steps.forEach((step, i) => {
+    const ours = new Map(backport.steps[i]!.top_logprobs.map((c) => [c.token, c.logprob]));
+    for (const candidate of step.top_logprobs.slice(0, 3)) {
+      const difference = Math.abs((ours.get(candidate.token) ?? -Infinity) - candidate.logprob);
+      expect(difference, `step ${i}, token ${JSON.stringify(candidate.token)}`).toBeLessThan(0.02);
+    }
+  });
   expect(problems).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { memoryNeed, modelFit } from '../../engine/index.js';
+import { memory64Supported, memoryNeed, modelFit } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { resolveHubModel } from '../../hub/index.js';
 import type { ResolvedHubModel } from '../../hub/index.js';
@@ -63,7 +63,9 @@ async function* pullProgress(
     return { status: `pulling ${short}`, digest, total, completed };
   };
   yield { status: 'pulling manifest' };
-  const fit = modelFit(memoryNeed({ fileBytes: files.map((file) => file.size) }));
+  const fit = modelFit(memoryNeed({ fileBytes: files.map((file) => file.size) }), {
+    memory64: memory64Supported(),
+  });
   for (const status of pullFitStatus(fit)) yield { status };
   for await (const event of hub.download(request, { signal })) {
     if (event.type === 'progress') {

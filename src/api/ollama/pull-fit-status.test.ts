@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { memoryNeed, modelFit } from '../../engine/index.js';
 import { pullFitStatus } from './pull-fit-status.js';
 
-const lines = (fileBytes: number[], gpu?: boolean) =>
-  pullFitStatus(modelFit(memoryNeed({ fileBytes }), gpu === undefined ? {} : { gpu }));
+const lines = (fileBytes: number[], gpu?: boolean, memory64 = false) =>
+  pullFitStatus(
+    modelFit(memoryNeed({ fileBytes }), { memory64, ...(gpu === undefined ? {} : { gpu }) }),
+  );
 
 describe('pullFitStatus', () => {
   it('says a small model fits the CPU engine, with what the GPU would need', () => {
@@ -26,8 +28,23 @@ describe('pullFitStatus', () => {
     );
   });
 
+  it('says a model past 4 GiB fits the memory64 engine where the browser has one', () => {
+    expect(lines([5.04e9], undefined, true)[0]).toMatch(
+      /^CPU: fits the memory64 engine \(slower\), needs about 5\.\d GB$/,
+    );
+    expect(lines([17e9, 1e9], undefined, true)[0]).toMatch(
+      /^CPU: does not fit, needs about \d+\.\d GB; the engines hold 16 GiB$/,
+    );
+  });
+
   it('keeps each line short enough for an 80-column terminal with a spinner', () => {
-    for (const line of [...lines([5.04e9], false), ...lines([3.9e9, 0.6e9]), ...lines([1e6])]) {
+    for (const line of [
+      ...lines([5.04e9], false),
+      ...lines([3.9e9, 0.6e9]),
+      ...lines([1e6]),
+      ...lines([5.04e9], undefined, true),
+      ...lines([17e9, 1e9], undefined, true),
+    ]) {
       expect(line.length).toBeLessThanOrEqual(76);
     }
   });

@@ -1,4 +1,11 @@
-import { cpuAddressSpace, cpuBytes, cpuFileLimit, gibText, gpuBytes } from '../../engine/index.js';
+import {
+  cpuAddressSpace,
+  cpuBytes,
+  cpuFileLimit,
+  gibText,
+  gpuBytes,
+  memory64AddressSpace,
+} from '../../engine/index.js';
 import type { ModelFit, PathFit } from '../../engine/index.js';
 import { formatBytes } from '../../store/index.js';
 
@@ -17,8 +24,14 @@ export function pullFitStatus(fit: ModelFit): string[] {
 
 function cpuLine(cpu: PathFit, total: number, largestFile: number): string {
   const needs = `needs about ${formatBytes(total)}`;
+  if (cpu.fits === 'yes' && cpu.build === 'memory64') {
+    return `CPU: fits the memory64 engine (slower), ${needs}`;
+  }
   if (cpu.fits === 'yes') return `CPU: fits, ${needs} of the engine's ${gibText(cpuAddressSpace)}`;
   if (cpu.fits === 'unknown') return `CPU: may not fit this device's memory, ${needs}`;
+  if (total > memory64AddressSpace) {
+    return `CPU: does not fit, ${needs}; the engines hold ${gibText(memory64AddressSpace)}`;
+  }
   return largestFile > cpuFileLimit
     ? `CPU: does not fit, a file of ${formatBytes(largestFile)}; the engine reads up to ${gibText(cpuFileLimit)}`
     : `CPU: does not fit, ${needs}; the engine holds ${gibText(cpuAddressSpace)}`;

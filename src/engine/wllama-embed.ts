@@ -209,7 +209,8 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
         files: [],
       });
       if (answer.success !== true) {
-        const reason = typeof answer.message === 'string' && answer.message ? `: ${answer.message}` : '';
+        const reason =
+          typeof answer.message === 'string' && answer.message ? `: ${answer.message}` : '';
         throw new WllamaError(`Model failed to start embedding${reason}`, 'inference_error');
       }
       const id = answer.req_id as number;

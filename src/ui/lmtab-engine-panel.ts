@@ -122,7 +122,9 @@ export class LmtabEnginePanel extends LitElement {
                 <td class="model">
                   ${m.model}${
                     m.info.build
-                      ? html`<span class="kv muted" data-testid="loaded-build">${m.info.build}</span>`
+                      ? html`<span class="kv muted" data-testid="loaded-build"
+                          >${m.info.build}</span
+                        >`
                       : nothing
                   }
                 </td>

@@ -296,9 +296,7 @@ test('wllama 3.13.0 alone: createEmbedding with an array answers one vector per 
   // collects every input's vector and answers them in order.
   expect(many.data.map((entry) => entry.index)).toEqual(texts.map((_, i) => i));
   const distances = (answers.alone as unknown as Answer[]).map((answer, i) =>
-    Math.max(
-      ...answer.data[0]!.embedding.map((x, j) => Math.abs(x - many.data[i]!.embedding[j]!)),
-    ),
+    Math.max(...answer.data[0]!.embedding.map((x, j) => Math.abs(x - many.data[i]!.embedding[j]!))),
   );
   test.info().annotations.push({ type: 'distances', description: JSON.stringify(distances) });
   for (const distance of distances) expect(distance).toBeLessThan(1e-4);

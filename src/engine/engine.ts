@@ -198,6 +198,8 @@ export interface EngineInfo {
   crossOriginIsolated: boolean;
   /** Why WebGPU is not used, when it is not. */
   fallbackReason?: string;
+  /** Why a CPU load runs on another build than lmtab's (a projector only that build knows). */
+  buildReason?: string;
   /**
    * Type of a loaded model's KV cache as llama.cpp reports it (`f16`, `q8_0`; `f16/q8_0` when keys
    * and values differ); absent before a load and where the engine does not say.

@@ -93,6 +93,12 @@ interface LoadedWllama {
 
 type Resident = LoadedWllama & ResidencyState;
 
+/**
+ * Projectors lmtab's CPU build cannot run (its llama.cpp predates them): a CPU load with one runs
+ * on wllama's stock build, which knows them, and says why.
+ */
+const stockOnlyProjectors = new Set(['lfm3vl']);
+
 /** A WebGPU plan moved to the CPU, saying why. */
 function onCpu(planned: EngineInfo, reason: string): EngineInfo {
   return { ...planned, backend: 'wasm', adapter: undefined, gpuLayers: 0, fallbackReason: reason };
@@ -200,7 +206,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const { wllama, info } = createWllamaFor(
       planned,
       options.wasmUrl,
-      options.cpuBuild,
+      planned.build === buildNames.stock ? undefined : options.cpuBuild,
       config,
       memory64,
     );
@@ -237,6 +243,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     const heads = headLengths(metadata);
     // The CPU build that holds a CPU load: lmtab's wasm32 build, or past 4 GiB wllama's memory64
     // build; a load neither can hold is refused with the sizes, before the engine starts.
+    const projectorType = blobs.projector
+      ? String((await readGgufHeader(blobs.projector)).metadata.get('clip.projector_type') ?? '')
+      : '';
     const onCpuBuild = (info: EngineInfo): EngineInfo => {
       const files = blobs.projector ? [...blobs.model, blobs.projector] : blobs.model;
       const need = (kvBytesPerValue: number) =>
@@ -246,6 +255,14 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
           contextLength,
           kvBytesPerValue,
         });
+      if (options.cpuBuild && stockOnlyProjectors.has(projectorType)) {
+        assertCpuFit(record.id, need(2), { memory64: false });
+        return {
+          ...info,
+          build: buildNames.stock,
+          buildReason: `its ${projectorType} projector is newer than lmtab's CPU build's llama.cpp; wllama 3.13.0's build runs it, with generic kernels`,
+        };
+      }
       // The build createWllamaFor will pick for a CPU plan decides the cache's type.
       const build = options.cpuBuild ? buildNames.cpu : buildNames.stock;
       const quantized =

@@ -9,7 +9,7 @@ describe('featuredModels', () => {
     expect(new Set(repos).size).toBe(repos.length);
     for (const model of featuredModels) {
       expect(isRepoId(model.repo), model.repo).toBe(true);
-      expect(model.repo).toMatch(/^LiquidAI\/LFM2(\.5)?-.+-GGUF$/);
+      expect(model.repo).toMatch(/^LiquidAI\/LFM(2|2\.5|3)-.+-GGUF$/);
       expect(isKnownQuantization(model.quantization), model.quantization).toBe(true);
       expect(model.sizeBytes).toBeGreaterThan(1e8);
       expect(model.capabilities).toContain('text');

@@ -27,14 +27,15 @@ export interface FeaturedModel {
 }
 
 /**
- * LiquidAI's LFM2 and LFM2.5 GGUF repositories, smallest first within each group. To add a model,
+ * LiquidAI's LFM2, LFM2.5 and LFM3 GGUF repositories, smallest first within each group. To add a model,
  * add a line: the card, fit check and download follow from it.
  *
  * Written from memory of the hub (it cannot be reached from the machine this was written on):
  * the repository names follow LiquidAI's `<MODEL>-GGUF` pattern and are believed exact; the sizes
  * are approximate (to about 10 percent), and the vision repositories may offer Q4_0 rather than
  * Q4_K_M. Both are only fallbacks: at runtime the hub's file listing gives the real files and sizes.
- * LFM2.5-VL-1.6B is the least certain entry; if the hub answers 404 its card says so.
+ * LFM2.5-VL-1.6B and the LFM3 entries (named as LiquidAI announced them: LFM3-1.7B, LFM3-VL-2B)
+ * are the least certain; if the hub answers 404 a card says so.
  */
 export const featuredModels: readonly FeaturedModel[] = [
   {
@@ -126,6 +127,24 @@ export const featuredModels: readonly FeaturedModel[] = [
     capabilities: ['text', 'vision'],
     parameters: 1.6e9,
     quantization: 'Q4_0',
+    sizeBytes: 1.5e9,
+  },
+  {
+    repo: 'LiquidAI/LFM3-1.7B-GGUF',
+    name: 'LFM3 1.7B',
+    summary: 'The newest generation: gated attention over a sliding window, for chat and tools.',
+    capabilities: ['text', 'tools'],
+    parameters: 1.7e9,
+    quantization: 'Q4_K_M',
+    sizeBytes: 1.1e9,
+  },
+  {
+    repo: 'LiquidAI/LFM3-VL-2B-GGUF',
+    name: 'LFM3-VL 2B',
+    summary: 'LFM3 with eyes: a hybrid convolution and attention image encoder.',
+    capabilities: ['text', 'vision'],
+    parameters: 2e9,
+    quantization: 'Q4_K_M',
     sizeBytes: 1.5e9,
   },
 ];

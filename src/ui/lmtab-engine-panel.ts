@@ -123,7 +123,7 @@ export class LmtabEnginePanel extends LitElement {
                   ${m.model}${
                     m.info.build
                       ? html`<span class="kv muted" data-testid="loaded-build"
-                          >${m.info.build}</span
+                          >${m.info.build}${m.info.buildReason ? `: ${m.info.buildReason}` : ''}</span
                         >`
                       : nothing
                   }

@@ -24,6 +24,8 @@ import { loadWllama } from './load-wllama.js';
 import { assertCpuFit, memoryNeed } from './memory-fit.js';
 import { memory64Resources, memory64Supported } from './memory64-build.js';
 import { LogRing } from './log-ring.js';
+import { BackendRecord, gpuWatchPrefix } from './backend-record.js';
+import { loseDeviceMessage, watchGpu } from './gpu-worker-prologue.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
@@ -71,6 +73,17 @@ export interface WllamaEngineOptions {
   probe?: () => Promise<Capabilities>;
 }
 
+/** The wllama engine, with a test hook besides the {@link Engine} interface. */
+export interface WllamaEngine extends Engine {
+  /**
+   * Test hook: loses the GPU device of the resident model. A model on WebGPU has its device
+   * destroyed in wllama's worker (a real loss: llama.cpp's next wait on the GPU fails); a model
+   * with no device (on the CPU) gets the line the GPU watch logs on a loss, as if it had one.
+   * Resolves with which it did.
+   */
+  loseGpuDevice(): Promise<'destroyed' | 'simulated' | 'no model'>;
+}
+
 interface LoadedWllama {
   model: string;
   wllama: Wllama;
@@ -79,6 +92,10 @@ interface LoadedWllama {
   info: EngineInfo;
   /** The engine's last log lines, quoted in load and generation failures. */
   log: LogRing;
+  /** Its backend lines, kept whole, and whether its GPU device was lost. */
+  backend: BackendRecord;
+  /** Whether lmtab's GPU watch runs in its worker (`gpu-worker-prologue.ts`). */
+  gpuWatched: boolean;
   /** Token ids that would make the output malformed UTF-8 (see utf8-guard.ts). */
   unsafeTokens: number[];
   /** Id of the token that opens a tool call in the model's chat format, if it has one. */
@@ -166,19 +183,48 @@ function engineReason(message: string, log: LogRing): string {
   return line === undefined ? message : line.replace(/^\s*\S*(error|ERR)\S*:?\s*/i, '').trim();
 }
 
+/** The error of a request whose GPU device was lost under it (see {@link BackendRecord.gpuLoss}). */
+function gpuDeviceLost(current: LoadedWllama, line: string, cause: unknown): LmtabError {
+  const where =
+    current.info.backend === 'webgpu'
+      ? `on WebGPU (${current.info.adapter ?? 'a GPU adapter'})`
+      : 'with no GPU device of its own';
+  return new LmtabError(
+    'gpu_device_lost',
+    `The GPU device was lost while ${current.model} was generating ${where} ("${line}"), so this answer ended. The model was unloaded; the next request loads it again, on WebGPU if an adapter is available again and on the CPU otherwise.`,
+    { cause },
+  );
+}
+
 /**
  * The wllama backend: llama.cpp's server loop compiled to WebAssembly, on WebGPU when an adapter
  * exists and on CPU threads otherwise. One model is resident at a time; requests for it share its
  * parallel slots, and a request for another model waits for the resident one to drain.
  */
-export function createWllamaEngine(options: WllamaEngineOptions): Engine {
+export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
   const clock = options.clock ?? Date.now;
   const probe = options.probe ?? probeCapabilities;
   const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
   const parallel = options.parallel ?? 4;
   let capabilities: Promise<Capabilities> | undefined;
+  let lastGpuLoss: EngineInfo['gpuLost'];
 
   const capabilitiesOnce = () => (capabilities ??= probe());
+
+  /**
+   * A wllama instance's GPU device is gone: the next load asks for an adapter again (WebGPU if one
+   * comes back, the CPU otherwise), and the resident model on it is ended at once, so that requests
+   * on it fail now rather than when llama.cpp next waits on the GPU.
+   */
+  function gpuLost(backend: BackendRecord, line: string): void {
+    lastGpuLoss = { at: clock(), line };
+    capabilities = undefined;
+    const current = residency.resident();
+    if (current?.backend !== backend) return;
+    current.broken = true;
+    if (current.active > 0) void current.wllama.exit().catch(() => undefined);
+    else void residency.unload(current.model).catch(() => undefined);
+  }
 
   async function plannedInfo(): Promise<EngineInfo> {
     return planBackend(await capabilitiesOnce(), options, 'wllama');
@@ -192,11 +238,14 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     heads: HeadLengths | undefined,
   ) {
     const log = new LogRing(200);
+    const backend: BackendRecord = new BackendRecord(log, {
+      onGpuLost: (line) => gpuLost(backend, line),
+    });
     const memory64 =
       planned.build === buildNames.memory64 && options.stockGlueCode !== undefined
         ? await memory64Resources(options.wasmUrl, options.stockGlueCode)
         : undefined;
-    const config = { logger: log.logger(), allowOffline: true };
+    const config = { logger: backend.logger(), allowOffline: true };
     const { wllama, info } = createWllamaFor(
       planned,
       options.wasmUrl,
@@ -204,6 +253,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       config,
       memory64,
     );
+    const gpuWatched =
+      info.backend === 'webgpu' &&
+      info.build === buildNames.stock &&
+      options.stockGlueCode !== undefined &&
+      watchGpu(wllama, options.wasmUrl, options.stockGlueCode);
     await loadWllama(
       wllama,
       blobs.projector ? [...blobs.model, blobs.projector] : blobs.model,
@@ -221,8 +275,10 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     return {
       wllama,
       log,
+      backend,
+      gpuWatched,
       info: {
-        ...confirmBackend(info, log.lines()),
+        ...confirmBackend(info, backend.lines()),
         ...(kvCache && { kvCache }),
         ...(kernels && { kernels }),
       },
@@ -271,6 +327,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       model: record.id,
       wllama: started.wllama,
       log: started.log,
+      backend: started.backend,
+      gpuWatched: started.gpuWatched,
       unsafeTokens: unsafeByteTokens(metadata),
       toolCallStart: findToolCallStart(metadata.get('tokenizer.ggml.tokens')),
       unusedThinkStart: findUnusedThinkStart(
@@ -378,6 +436,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       }
       // wllama rejected every pending task of this instance; the next request gets a fresh one.
       if (error instanceof WllamaRuntimeError) current.broken = true;
+      const lost = current.backend.gpuLoss();
+      if (lost !== undefined) throw gpuDeviceLost(current, lost, error);
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
@@ -431,8 +491,25 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       const current = residency.resident();
       return [...(current ? [describe(current)] : []), ...embedder.loaded()];
     },
-    info: async () => residency.resident()?.info ?? plannedInfo(),
+    info: async () => ({
+      ...(residency.resident()?.info ?? (await plannedInfo())),
+      ...(lastGpuLoss && { gpuLost: lastGpuLoss }),
+    }),
     supportsImages: (record) => !!record.projector,
+    async loseGpuDevice() {
+      const current = residency.resident();
+      if (!current) return 'no model';
+      if (current.gpuWatched && current.info.backend === 'webgpu') {
+        const proxy = (current.wllama as unknown as { proxy?: { worker?: Worker } }).proxy;
+        if (!proxy?.worker) throw new Error("wllama's worker is not where lmtab looks for it");
+        proxy.worker.postMessage(loseDeviceMessage);
+        return 'destroyed';
+      }
+      current.backend.push(
+        `${gpuWatchPrefix} device lost (unknown): simulated by the lmtab test hook (this model has no GPU device)`,
+      );
+      return 'simulated';
+    },
   };
 
   function describe(current: Resident): LoadedModel {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { gpuWorkerPrologue, loseDeviceMessage } from './gpu-worker-prologue.js';
@@ -98,7 +99,11 @@ describe("the GPU watch in wllama's worker", () => {
     ]);
   });
 
-  it('holds no `var Module`, which wllama renames in the code it runs', () => {
+  it("parses where wllama puts it: ahead of its stock glue, inside the worker's init function", () => {
     expect(gpuWorkerPrologue).not.toContain('var Module');
+    const glue = readFileSync('node_modules/@wllama/wllama/src/wasm/wllama.js', 'utf8');
+    // wllama's moduleInit: the first `var Module` renamed, the code wrapped in wModuleInit.
+    const code = (gpuWorkerPrologue + glue).replace('var Module', 'var ___Module');
+    expect(() => new Function(`function wModuleInit() { ${code}; return Module; }`)).not.toThrow();
   });
 });

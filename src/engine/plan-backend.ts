@@ -43,19 +43,21 @@ export function planBackend(
  * did names the adapter llama.cpp took (`ggml_webgpu: adapter_info`) and its graph splits.
  */
 export function confirmBackend(planned: EngineInfo, log: string[]): EngineInfo {
-  const lines = log.length > 0 ? { backendLines: log } : {};
+  const splits = graphSplitsFromLog(log);
+  const lines = {
+    ...(log.length > 0 && { backendLines: log }),
+    ...(splits !== undefined && { graphSplits: splits }),
+  };
   if (planned.backend !== 'webgpu') return { ...planned, ...lines };
   const offloaded = offloadedFromLog(log)?.layers ?? 0;
   if (offloaded > 0) {
     const taken = adapterInfoFromLog(log);
     const named = taken && [taken.vendor, taken.architecture, taken.description || taken.device];
-    const splits = graphSplitsFromLog(log);
     return {
       ...planned,
       ...lines,
       gpuLayers: offloaded,
       ...(named && named.some((p) => p) && { adapter: named.filter((p) => p).join(' ') }),
-      ...(splits !== undefined && { graphSplits: splits }),
     };
   }
   return {

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { gpuWorkerPrologue, loseDeviceMessage } from '../../src/engine/gpu-worker-prologue.js';
 import { importModel, openApp, openTab } from './support/app.js';
 
 /**
@@ -95,8 +96,11 @@ test('a GPU device lost mid-answer ends that answer with gpu_device_lost, and th
   const before = await chat(page, model);
   expect(before.status, JSON.stringify(before.body)).toBe(200);
   const loadedBefore = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
-  // The load's backend lines are kept apart from the engine log ring.
-  expect(loadedBefore.loaded[0].info.backendLines?.length ?? 0).toBeGreaterThanOrEqual(0);
+  // The load's backend lines (here the CPU graph's splits) are kept apart from the engine log ring.
+  expect(loadedBefore.loaded[0].info.backendLines).toEqual(
+    expect.arrayContaining([expect.stringMatching(/nodes = \d+, splits = \d+/)]),
+  );
+  expect(loadedBefore.graphSplits).toBeGreaterThan(0);
 
   let navigations = 0;
   page.on('framenavigated', (frame) => {
@@ -130,4 +134,42 @@ test('a GPU device lost mid-answer ends that answer with gpu_device_lost, and th
   );
   await openTab(page, 'Developer');
   await expect(page.getByTestId('gpu-lost')).toContainText('lmtab-gpu: device lost');
+});
+
+test("the GPU watch that runs in wllama's worker asks for high-performance and sees a real device loss @webgpu", async ({
+  page,
+}) => {
+  await openApp(page);
+  // The watch ahead of code that does what emscripten's glue does for llama.cpp: an adapter with
+  // no power preference, a device kept; then the hook destroys it for real, on SwiftShader.
+  const lines = await page.evaluate(
+    async ({ prologue, hook }) => {
+      const glue = `(async () => {
+        const adapter = await navigator.gpu.requestAdapter({ powerPreference: undefined });
+        self.kept = await adapter.requestDevice();
+        postMessage({ verb: 'ready' });
+      })();`;
+      const url = URL.createObjectURL(new Blob([prologue + glue], { type: 'text/javascript' }));
+      const worker = new Worker(url);
+      const said: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        worker.onerror = (event) => reject(new Error(event.message));
+        worker.onmessage = (event) => {
+          if (event.data.verb === 'ready') worker.postMessage(hook);
+          else said.push(event.data.args[0]);
+          if (/device lost/.test(said.at(-1) ?? '')) resolve();
+        };
+      });
+      worker.terminate();
+      return said;
+    },
+    { prologue: gpuWorkerPrologue, hook: loseDeviceMessage },
+  );
+  expect(lines[0]).toMatch(
+    /^lmtab-gpu: adapter \{"powerPreference":"high-performance","vendor":"google","architecture":"swiftshader"/,
+  );
+  expect(lines.slice(1)).toEqual([
+    'lmtab-gpu: test hook: destroying 1 GPU device(s)',
+    expect.stringMatching(/^lmtab-gpu: device lost \(destroyed by the lmtab test hook\): /),
+  ]);
 });

@@ -24,8 +24,9 @@ import { loadWllama } from './load-wllama.js';
 import { assertCpuFit, memoryNeed } from './memory-fit.js';
 import { memory64Resources, memory64Supported } from './memory64-build.js';
 import { LogRing } from './log-ring.js';
-import { BackendRecord, gpuWatchPrefix } from './backend-record.js';
-import { loseDeviceMessage, watchGpu } from './gpu-worker-prologue.js';
+import { BackendRecord } from './backend-record.js';
+import { gpuDeviceLostError, loseGpuDevice } from './gpu-loss.js';
+import { watchGpu } from './gpu-worker-prologue.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
@@ -75,12 +76,7 @@ export interface WllamaEngineOptions {
 
 /** The wllama engine, with a test hook besides the {@link Engine} interface. */
 export interface WllamaEngine extends Engine {
-  /**
-   * Test hook: loses the GPU device of the resident model. A model on WebGPU has its device
-   * destroyed in wllama's worker (a real loss: llama.cpp's next wait on the GPU fails); a model
-   * with no device (on the CPU) gets the line the GPU watch logs on a loss, as if it had one.
-   * Resolves with which it did.
-   */
+  /** Test hook: loses the resident model's GPU device (see `loseGpuDevice` in `gpu-loss.ts`). */
   loseGpuDevice(): Promise<'destroyed' | 'simulated' | 'no model'>;
 }
 
@@ -181,19 +177,6 @@ function engineReason(message: string, log: LogRing): string {
     .reverse()
     .find((l) => /error|exception|failed|invalid/i.test(l) && !l.includes('Invalid typed array'));
   return line === undefined ? message : line.replace(/^\s*\S*(error|ERR)\S*:?\s*/i, '').trim();
-}
-
-/** The error of a request whose GPU device was lost under it (see {@link BackendRecord.gpuLoss}). */
-function gpuDeviceLost(current: LoadedWllama, line: string, cause: unknown): LmtabError {
-  const where =
-    current.info.backend === 'webgpu'
-      ? `on WebGPU (${current.info.adapter ?? 'a GPU adapter'})`
-      : 'with no GPU device of its own';
-  return new LmtabError(
-    'gpu_device_lost',
-    `The GPU device was lost while ${current.model} was generating ${where} ("${line}"), so this answer ended. The model was unloaded; the next request loads it again, on WebGPU if an adapter is available again and on the CPU otherwise.`,
-    { cause },
-  );
 }
 
 /**
@@ -437,7 +420,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
       // wllama rejected every pending task of this instance; the next request gets a fresh one.
       if (error instanceof WllamaRuntimeError) current.broken = true;
       const lost = current.backend.gpuLoss();
-      if (lost !== undefined) throw gpuDeviceLost(current, lost, error);
+      if (lost !== undefined) throw gpuDeviceLostError(current, lost, error);
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
@@ -496,19 +479,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
       ...(lastGpuLoss && { gpuLost: lastGpuLoss }),
     }),
     supportsImages: (record) => !!record.projector,
-    async loseGpuDevice() {
+    loseGpuDevice: async () => {
       const current = residency.resident();
-      if (!current) return 'no model';
-      if (current.gpuWatched && current.info.backend === 'webgpu') {
-        const proxy = (current.wllama as unknown as { proxy?: { worker?: Worker } }).proxy;
-        if (!proxy?.worker) throw new Error("wllama's worker is not where lmtab looks for it");
-        proxy.worker.postMessage(loseDeviceMessage);
-        return 'destroyed';
-      }
-      current.backend.push(
-        `${gpuWatchPrefix} device lost (unknown): simulated by the lmtab test hook (this model has no GPU device)`,
-      );
-      return 'simulated';
+      return current ? loseGpuDevice(current) : 'no model';
     },
   };
 

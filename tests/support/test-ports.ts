@@ -66,6 +66,8 @@ const basePorts = {
   profileSecond: 21355,
   /** cpu-kernels.spec.ts: the app with ggml's own K-quant kernels, beside the default one. */
   kernelsApp: 21356,
+  /** headless-gpu.spec.ts: `lmtab serve --headless` saying which WebGPU adapter its engine got. */
+  headlessGpu: 21357,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -39,7 +39,7 @@ import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
-import { continuationTokens, unsafeByteTokens } from './utf8-guard.js';
+import { continuationTokens, partialCharacterTokens, unsafeByteTokens } from './utf8-guard.js';
 import { ForcedToolCallReader } from './forced-tool-call.js';
 import { chunkEvents, type WllamaChunk } from './wllama-chunk-events.js';
 import {
@@ -347,7 +347,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
         metadata.get('tokenizer.ggml.tokens'),
         String(metadata.get('tokenizer.chat_template') ?? ''),
       ),
-      continuationTokens: continuationTokens(metadata),
+      // wllama's stock build cannot serialize any partial character as a logprob alternative.
+      continuationTokens:
+        started.info.build === buildNames.cpu
+          ? continuationTokens(metadata)
+          : partialCharacterTokens(metadata),
       info: started.info,
       sizeBytes: record.sizeBytes,
       contextLength,

@@ -40,14 +40,13 @@ test('an LFM3 model (gated heads, sliding-window and full attention) loads on th
   expect(problems).toEqual([]);
 });
 
-interface Step {
-  token: string;
-  logprob: number;
-  top_logprobs: { token: string; logprob: number }[];
-}
-
-/** A greedy answer's tokens with their top-5 log-probabilities, and the build that ran it. */
-async function greedySteps(page: Page, model: string): Promise<{ steps: Step[]; build: string }> {
+/**
+ * A greedy answer of 12 tokens, and the build that ran it. Without logprobs, both builds sample
+ * with the same bans (logprobs make wllama's stock build ban more tokens, which it cannot
+ * serialize as alternatives), and llama.cpp lists probabilities after sampling, which for greedy
+ * decoding is one candidate at probability 1: the greedy text is the comparison.
+ */
+async function greedyAnswer(page: Page, model: string): Promise<{ text: string; build: string }> {
   const answer = await page.evaluate(async (model) => {
     const response = await fetch('/v1/chat/completions', {
       method: 'POST',
@@ -55,19 +54,18 @@ async function greedySteps(page: Page, model: string): Promise<{ steps: Step[]; 
       body: JSON.stringify({
         model,
         messages: [{ role: 'user', content: 'Count the sheep in the field.' }],
-        max_tokens: 6,
+        max_tokens: 12,
         ignore_eos: true,
         temperature: 0,
-        logprobs: true,
-        top_logprobs: 5,
       }),
     });
     return { status: response.status, body: await response.json() };
   }, model);
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body.usage.completion_tokens).toBe(12);
   const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
   const loaded = engine.loaded.find((m: { model: string }) => m.model === model);
-  return { steps: answer.body.choices[0].logprobs.content, build: loaded.info.build };
+  return { text: answer.body.choices[0].message.content, build: loaded.info.build };
 }
 
 test("lmtab's LFM3 backport answers as llama.cpp b12211's own LFM3 (wllama 3.13.0's stock build) does", async ({
@@ -83,7 +81,7 @@ test("lmtab's LFM3 backport answers as llama.cpp b12211's own LFM3 (wllama 3.13.
   );
   await openApp(page);
   const model = await importModel(page, 'tiny-lfm3.gguf');
-  const backport = await greedySteps(page, model);
+  const backport = await greedyAnswer(page, model);
   expect(backport.build).toBe('lmtab-cpu');
 
   await page.evaluate(() =>
@@ -94,19 +92,14 @@ test("lmtab's LFM3 backport answers as llama.cpp b12211's own LFM3 (wllama 3.13.
   );
   await page.reload();
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-  const upstream = await greedySteps(page, model);
+  const upstream = await greedyAnswer(page, model);
   expect(upstream.build).toBe('wllama 3.13.0');
 
-  // The same greedy tokens, and every top-5 candidate's log-probability within 0.02: the graph,
-  // the norms, the gate and both RoPE bases agree with upstream's; only float rounding differs.
-  expect(upstream.steps.map((s) => s.token)).toEqual(backport.steps.map((s) => s.token));
-  upstream.steps.forEach((step, i) => {
-    const ours = new Map(backport.steps[i]!.top_logprobs.map((c) => [c.token, c.logprob]));
-    for (const candidate of step.top_logprobs.slice(0, 3)) {
-      const difference = Math.abs((ours.get(candidate.token) ?? -Infinity) - candidate.logprob);
-      expect(difference, `step ${i}, token ${JSON.stringify(candidate.token)}`).toBeLessThan(0.02);
-    }
-  });
+  // The same 12 greedy tokens from a random-weight model, whose argmax any difference in the graph
+  // (norms, the gate, either RoPE base, the sliding window) would change: the backport computes
+  // what upstream's LFM3 computes, up to float rounding.
+  expect(upstream.text.length).toBeGreaterThan(0);
+  expect(upstream.text).toBe(backport.text);
   expect(problems).toEqual([]);
 });
 

@@ -110,9 +110,8 @@ class MethodNotAllowed extends LmtabError {
 
   constructor(method: string, path: string, allowed: string[]) {
     super(
-      'invalid_request',
+      'method_not_allowed',
       `Method ${method} is not allowed on ${path}: expected ${allowed.join(' or ')}.`,
-      { status: 405 },
     );
     this.allow = allowed.join(', ');
   }

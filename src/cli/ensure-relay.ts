@@ -23,7 +23,8 @@ const binPath = fileURLToPath(new URL('../../bin/lmtab.js', import.meta.url));
 /**
  * Makes sure a relay answers at the client's address. When none does and the address is this
  * machine's, starts `lmtab serve --headless` in the background (logging to `$LMTAB_HOME/relay.log`,
- * its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
+ * its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws
+ * `relay_unreachable`.
  */
 export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   const { client, log } = options;
@@ -32,7 +33,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   const origin = client.baseUrl.origin;
   if (!isLocalHost(client.baseUrl)) {
     throw new LmtabError(
-      'no_engine',
+      'relay_unreachable',
       `No lmtab relay answers at ${origin} (from LMTAB_HOST): start one there with "lmtab serve --headless --host 0.0.0.0", or unset LMTAB_HOST to use this machine.`,
     );
   }
@@ -43,7 +44,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
     browser = findBrowser(env);
   } catch (error) {
     throw new LmtabError(
-      'no_engine',
+      'relay_unreachable',
       `No lmtab relay answers at ${origin}, and none can be started here: ${error instanceof Error ? error.message : String(error)} Or open the lmtab app in a browser and run "lmtab serve".`,
       { cause: error },
     );
@@ -86,14 +87,14 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
     if ((await client.health({ timeoutMs: 1000 })) !== undefined) return;
     if (exited !== undefined) {
       throw new LmtabError(
-        'no_engine',
+        'relay_unreachable',
         `The lmtab relay stopped while starting (exit ${exited}): ${lastLines(logPath)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new LmtabError(
-    'no_engine',
+    'relay_unreachable',
     `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; see ${logPath}.`,
   );
 }

@@ -9,6 +9,7 @@ import { defaultProfileDir } from '../relay/index.js';
 import { cloudCommand } from './cloud-command.js';
 import { cpCommand } from './cp-command.js';
 import { createCommand } from './create-command.js';
+import { cliExitStatus, formatCliError } from './format-cli-error.js';
 import { ensureRelay } from './ensure-relay.js';
 import { keysCommand } from './keys-command.js';
 import { listCommand } from './list-command.js';
@@ -53,14 +54,17 @@ function cliContext(): CliContext {
   };
 }
 
-/** Runs a command, turning any failure into one `Error: ...` line and exit code 1. */
+/**
+ * Runs a command, turning any failure into one `Error (code): message` line and the code's exit
+ * status from the error table (1 for a failure without a code).
+ */
 function action<A extends unknown[]>(run: (context: CliContext, ...args: A) => Promise<void>) {
   return async (...args: A): Promise<void> => {
     try {
       await run(cliContext(), ...args);
     } catch (error) {
-      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
+      process.stderr.write(formatCliError(error));
+      process.exitCode = cliExitStatus(error);
     }
   };
 }

@@ -74,11 +74,10 @@ export function authorizeRequest(
     return {
       ok: false,
       error: new LmtabError(
-        'unauthorized',
+        'insufficient_scope',
         `Key ${check.key.id} has scope "${check.key.scope}", which allows inference and reads: ` +
           'pulling, creating, copying, deleting models and uploading blobs need a key with scope ' +
           '"admin" (lmtab keys create --scope admin).',
-        { status: 403 },
       ),
     };
   }

@@ -450,9 +450,9 @@ async function statusError(
     // Rate limited: the status and the wait travel, so callers can say "try again in N s".
     const retryAfter = Number(response.headers.get('Retry-After') ?? '');
     return new LmtabError(
-      'download_failed',
+      'hub_rate_limited',
       `The hub at ${endpoint} is rate-limiting requests: expected HTTP 200 for GET ${url}, got ${got}.`,
-      { status: 429, retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 60 },
+      { retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 60 },
     );
   }
   // Anything else (a 404 outside a repository, 5xx): the hub or HF_ENDPOINT is at fault.

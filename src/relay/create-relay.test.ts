@@ -198,7 +198,7 @@ describe('createRelay with a tab on its WebSocket', () => {
       'data: {"error":{"message":"The engine tab disconnected from the relay before the answer was complete.","type":"server_error","param":null,"code":"no_engine"}}\n\n',
     );
     expect(await (await ndjson.response).text).toBe(
-      '{"error":"The engine tab disconnected from the relay before the answer was complete."}\n',
+      '{"error":"The engine tab disconnected from the relay before the answer was complete.","code":"no_engine"}\n',
     );
     // A JSON answer cut short must not look complete: the connection breaks instead.
     expect(await (await json.response).text).toMatch(/^\{"data":\[(<aborted>)?$/);
@@ -335,7 +335,7 @@ describe('createRelay: who may join, call and read', () => {
     }
     const openAi = await raw('/v1/models', { ...evil, Origin: `http://evil.example:${port}` });
     expect(openAi.status).toBe(403);
-    expect(JSON.parse(openAi.body).error.code).toBe('unauthorized');
+    expect(JSON.parse(openAi.body).error.code).toBe('host_not_allowed');
     const ollama = await raw('/api/delete', evil, 'DELETE');
     expect(ollama.status).toBe(403);
     expect(JSON.parse(ollama.body).error).toContain('DNS rebinding');

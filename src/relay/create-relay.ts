@@ -172,12 +172,11 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     if (isRelayHost(header, { host, lanAddresses: lanAddresses(host), allowedHosts })) return;
     const name = hostName(header ?? '').slice(0, 256);
     return new LmtabError(
-      'unauthorized',
+      'host_not_allowed',
       `Requests for host "${name}" are refused: this relay answers only its own names ` +
         `(localhost, 127.0.0.1, ${host}${host === '0.0.0.0' || host === '::' ? ' and its LAN addresses' : ''}), ` +
         'so that a web page cannot reach it through DNS rebinding. If you reach it by this name ' +
         `on purpose, start the relay with --allowed-host ${name}.`,
-      { status: 403 },
     );
   };
 
@@ -224,11 +223,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       const cors = decideCors(request.headers, corsOrigins);
       if (cors.kind === 'refused') {
         const refusal = new LmtabError(
-          'unauthorized',
+          'origin_not_allowed',
           `Requests from pages at ${cors.origin} are not allowed: expected the relay's own ` +
             `origin${corsOrigins.length > 0 ? ` or one of ${corsOrigins.join(', ')}` : ''}. ` +
             `Start the relay with --cors-origin ${cors.origin} to allow them.`,
-          { status: 403 },
         );
         return sendResponse(errorResponse(pathname, refusal), response, isolationHeaders);
       }

@@ -234,11 +234,11 @@ export class DownloadManager extends EventTarget {
         const failure = toLmtabError(error, 'download_failed');
         if (signal.aborted) return;
         // After a reload the previous page may hold the lock for a moment longer.
-        if (failure.code === 'engine_busy' && Date.now() < deadline) {
+        if (failure.code === 'already_downloading' && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 250));
           continue;
         }
-        if (failure.code === 'engine_busy') {
+        if (failure.code === 'already_downloading') {
           // Another tab (or an /api/pull) has it: not a failure of the download itself.
           this.update(entry, { status: 'paused', note: failure.message });
           return;

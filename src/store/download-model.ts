@@ -136,9 +136,8 @@ export async function* downloadModel(
   const release = await acquireDownloadLock(request.id);
   if (release === undefined) {
     throw new LmtabError(
-      'engine_busy',
+      'already_downloading',
       `${request.id} is already downloading in another tab or request: expected no download of it in progress, found one. Wait for it to finish, or pause it there.`,
-      { status: 409 },
     );
   }
   try {

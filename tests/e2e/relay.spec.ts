@@ -147,7 +147,7 @@ test.describe('the relay without an engine', () => {
       });
       expect(refused.status).toBe(403);
       const refusal = await refused.json();
-      expect(refusal.error.code).toBe('unauthorized');
+      expect(refusal.error.code).toBe('origin_not_allowed');
       expect(refusal.error.message).toContain('--cors-origin http://evil.example');
       expect(refused.headers.get('access-control-allow-origin')).toBeNull();
       const refusedNative = await fetch(`${relay.url}/api/tags`, {

@@ -1,5 +1,6 @@
 export { createNdjsonDecoder } from './ndjson-decoder.js';
 export {
+  eachSseJson,
   parseStreamedJson,
   readNdjson,
   readNdjsonLines,

@@ -50,17 +50,55 @@ export function parseStreamedJson(text: string, what: string): unknown {
   }
 }
 
+/** The JSON of one SSE `data:` payload; `done` at `[DONE]`; an error event is thrown, code kept. */
+function sseJson(data: string): { done: true } | { done: false; value: unknown } {
+  if (data === '[DONE]') return { done: true };
+  const value = parseStreamedJson(data, 'SSE event');
+  const failure = readErrorBody(value);
+  if (failure !== undefined) throw failure;
+  return { done: false, value };
+}
+
 /**
  * Yields each SSE event's `data:` parsed as JSON until `data: [DONE]`; an error event
  * (`{"error": ...}`, OpenAI's or Anthropic's) is thrown as the LmtabError it states, code kept.
  */
 export async function* readSseJson<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
   for await (const { data } of readSseEvents(body)) {
-    if (data === '[DONE]') return;
-    const value = parseStreamedJson(data, 'SSE event');
-    const failure = readErrorBody(value);
-    if (failure !== undefined) throw failure;
-    yield value as T;
+    const read = sseJson(data);
+    if (read.done) return;
+    yield read.value as T;
+  }
+}
+
+/**
+ * {@link readSseJson} with a callback, called in the same turn as the bytes are read: for timing
+ * pieces on the client's clock without the hops of an async generator. Resolves at the end of
+ * the body or at `[DONE]`.
+ */
+export async function eachSseJson<T>(
+  body: ReadableStream<Uint8Array>,
+  onValue: (value: T) => void,
+): Promise<void> {
+  let done = false;
+  const decoder = createSseDecoder(({ data }) => {
+    if (done) return;
+    const read = sseJson(data);
+    if (read.done) done = true;
+    else onValue(read.value as T);
+  });
+  const reader = body.getReader();
+  try {
+    while (!done) {
+      const { done: ended, value } = await reader.read();
+      if (ended) {
+        decoder.end();
+        return;
+      }
+      decoder.push(value);
+    }
+  } finally {
+    void reader.cancel().catch(() => undefined);
   }
 }
 

@@ -23,7 +23,8 @@ export function createSseDecoder(onEvent: (event: SseEvent) => void): StreamDeco
       parser.feed(typeof chunk === 'string' ? chunk : text.decode(chunk, { stream: true }));
     },
     end() {
-      parser.feed(text.decode());
+      // A body may end without the blank line after its last event (or inside a CR LF pair).
+      parser.feed(`${text.decode()}\n`);
       parser.reset({ consume: true });
     },
   };

@@ -15,6 +15,9 @@ import {
   type TabToRelayFrame,
 } from './socket-frames.js';
 
+/** The first reconnect delay, and the request body bytes a tab lets the relay send ahead. */
+export const relayConnectionDefaults = { retryMs: 1000, bodyWindow: 8 * 1024 * 1024 } as const;
+
 /** One request this tab served for the relay, for the Developer tab's log. */
 export interface RelayRequestLog {
   /** Epoch milliseconds when the request reached the tab. */
@@ -61,7 +64,7 @@ export interface ConnectRelayOptions {
   capacity?: number;
   /** lmtab's version, reported to the relay. */
   version?: string;
-  /** Milliseconds before reconnecting after losing the relay, doubling up to 30 s; default 1000. */
+  /** Milliseconds before reconnecting after losing the relay, doubling up to 30 s; default in {@link relayConnectionDefaults}. */
   retryMs?: number;
   /** Fetch used when there is no port; default `globalThis.fetch` (the service worker answers). */
   fetch?: typeof globalThis.fetch;
@@ -69,7 +72,7 @@ export interface ConnectRelayOptions {
   origin?: string;
   /**
    * Request-body bytes the relay may send ahead of the engine's reads, per request: the most of an
-   * upload this tab holds at once. Default 8 MiB.
+   * upload this tab holds at once. Default in {@link relayConnectionDefaults}.
    */
   bodyWindow?: number;
 }
@@ -116,11 +119,11 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
  * back as they come. Reconnects when the relay restarts, until closed.
  */
 export function connectRelay(options: ConnectRelayOptions): RelayConnection {
-  const retryMs = options.retryMs ?? 1000;
+  const retryMs = options.retryMs ?? relayConnectionDefaults.retryMs;
   const fetchOverSw = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const origin = options.origin ?? location.origin;
   const emit = options.onEvent ?? (() => undefined);
-  const bodyWindow = options.bodyWindow ?? 8 * 1024 * 1024;
+  const bodyWindow = options.bodyWindow ?? relayConnectionDefaults.bodyWindow;
   let state: RelayState = 'connecting';
   let socket: WebSocket | undefined;
   let port: MessagePort | undefined;

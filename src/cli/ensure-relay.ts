@@ -7,6 +7,9 @@ import { lmtabHome } from '../relay/index.js';
 import type { RelayClient } from './relay-client.js';
 import { isLocalHost } from './resolve-host.js';
 
+/** Milliseconds the CLI waits for a relay it starts (Chromium's first start is slow). */
+export const defaultRelayStartMs = 60_000;
+
 /** Options of {@link ensureRelay}. */
 export interface EnsureRelayOptions {
   client: RelayClient;
@@ -14,7 +17,7 @@ export interface EnsureRelayOptions {
   log: (text: string) => void;
   /** The environment (`LMTAB_BROWSER`, `PATH`, `HOME`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Milliseconds to wait for a relay this call starts; default 60 000. */
+  /** Milliseconds to wait for a relay this call starts; default {@link defaultRelayStartMs}. */
   timeoutMs?: number;
 }
 
@@ -81,7 +84,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   // So the person (and tests) can stop the background relay: kill $(cat $LMTAB_HOME/relay.pid), default ~/.lmtab.
   if (child.pid !== undefined) writeFileSync(join(home, 'relay.pid'), `${child.pid}\n`);
 
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const deadline = Date.now() + (options.timeoutMs ?? defaultRelayStartMs);
   while (Date.now() < deadline) {
     // The relay starts the headless engine with the first API request and holds it until then.
     if ((await client.health({ timeoutMs: 1000 })) !== undefined) return;
@@ -95,7 +98,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   }
   throw new LmtabError(
     'relay_unreachable',
-    `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; see ${logPath}.`,
+    `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? defaultRelayStartMs) / 1000)} s; see ${logPath}.`,
   );
 }
 

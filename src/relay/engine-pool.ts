@@ -1,8 +1,9 @@
 import { LmtabError, toLmtabError } from '../errors/index.js';
+import { defaultEngineWaitMs, defaultQueueLimit } from './relay-defaults.js';
 
 /** Options of {@link createEnginePool}. */
 export interface EnginePoolOptions {
-  /** Requests that may wait for a free slot; one more is refused with `engine_busy`. Default 16. */
+  /** Requests that may wait for a free slot; one more is refused with `engine_busy`. Default {@link defaultQueueLimit}. */
   queueLimit?: number;
   /**
    * Starts an engine when a request arrives and none is connected (the headless launcher); it
@@ -10,7 +11,7 @@ export interface EnginePoolOptions {
    * a request is refused with `no_engine` at once.
    */
   startEngine?: () => Promise<void>;
-  /** Milliseconds waiting requests give a started engine to connect; default 120000. */
+  /** Milliseconds waiting requests give a started engine to connect; default {@link defaultEngineWaitMs}. */
   engineWaitMs?: number;
   /** What a `no_engine` answer tells the person to do, e.g. "open http://...". */
   noEngineHint?: string;
@@ -58,8 +59,8 @@ interface Waiter<T> {
 
 /** Creates the relay's scheduler: least busy engine first, then a bounded FIFO queue. */
 export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool<T> {
-  const queueLimit = options.queueLimit ?? 16;
-  const engineWaitMs = options.engineWaitMs ?? 120_000;
+  const queueLimit = options.queueLimit ?? defaultQueueLimit;
+  const engineWaitMs = options.engineWaitMs ?? defaultEngineWaitMs;
   const engines = new Map<T, Slots<T>>();
   const waiters: Waiter<T>[] = [];
   let starting = false;

@@ -9,6 +9,13 @@ import { Sha256 } from './sha256.js';
 import { ensureSpace, formatBytes } from './storage-space.js';
 import type { ModelStore } from './store.js';
 
+/** The defaults of a download's retries and progress events. */
+export const downloadDefaults = {
+  retries: 6,
+  retryDelayMs: 1000,
+  progressIntervalMs: 250,
+} as const;
+
 /** One file to download. */
 export interface DownloadFile {
   /** Path inside the repository, shown to people and kept in the record. */
@@ -49,11 +56,11 @@ export interface DownloadOptions {
    * from 64 KiB to 16 MiB, so a cut loses at most about 3% of a file and one chunk fits in memory.
    */
   chunkSize?: number;
-  /** Retries of a failed request or cut connection in a row without new bytes; default 6. */
+  /** Retries of a failed request or cut connection in a row without new bytes; default {@link downloadDefaults}. */
   retries?: number;
-  /** Milliseconds before the first retry, doubling up to 30 s; default 1000. */
+  /** Milliseconds before the first retry, doubling up to 30 s; default {@link downloadDefaults}. */
   retryDelayMs?: number;
-  /** Milliseconds between progress events; default 250. */
+  /** Milliseconds between progress events; default {@link downloadDefaults}. */
   progressIntervalMs?: number;
   /** The `fetch` to use; default the global one. */
   fetch?: typeof fetch;
@@ -226,8 +233,8 @@ interface Run {
 
 async function* fetchFile(run: Run, file: StoredFile): AsyncGenerator<DownloadEvent, void> {
   const { options, record } = run;
-  const retries = options.retries ?? 6;
-  const firstDelay = options.retryDelayMs ?? 1000;
+  const retries = options.retries ?? downloadDefaults.retries;
+  const firstDelay = options.retryDelayMs ?? downloadDefaults.retryDelayMs;
   if (file.url === undefined && storedBytes(file) < file.size) {
     throw new LmtabError(
       'invalid_request',
@@ -379,7 +386,10 @@ async function* transfer(run: Run, file: StoredFile, from: number): AsyncGenerat
         }
       }
       const now = run.clock();
-      if (now - run.lastReport >= (options.progressIntervalMs ?? 250)) {
+      if (
+        now - run.lastReport >=
+        (options.progressIntervalMs ?? downloadDefaults.progressIntervalMs)
+      ) {
         run.lastReport = now;
         yield progressEvent(run, file, position, now);
       }

@@ -10,6 +10,9 @@ import {
   type RelayState,
 } from '../bridge/index.js';
 
+/** Relay log entries the Developer tab keeps. */
+export const defaultLogLimit = 200;
+
 /** localStorage key of the engine secret a pairing link gave this origin. */
 const pairedSecretKey = 'lmtab.relay.pairedSecret';
 
@@ -19,7 +22,7 @@ export interface RelayServerOptions {
   connect: () => MessagePort | undefined;
   /** lmtab's version, reported to the relay. */
   version?: string;
-  /** Log entries kept, newest first; default 200. */
+  /** Log entries kept, newest first; default {@link defaultLogLimit}. */
   logLimit?: number;
 }
 
@@ -84,7 +87,7 @@ export class RelayServer extends EventTarget {
   start(): void {
     if (this.connection) return;
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const limit = this.options.logLimit ?? 200;
+    const limit = this.options.logLimit ?? defaultLogLimit;
     this.connection = connectRelay({
       url: `${scheme}//${location.host}${engineSocketPath}`,
       connect: this.options.connect,

@@ -50,7 +50,10 @@ function infoBody(info: EngineInfo): EngineInfoBody {
 }
 
 /** The body of `GET /api/lmtab/engine` from the engine's own types. */
-export function engineStatusBody(info: EngineInfo, loaded: readonly LoadedModel[]): EngineStatusBody {
+export function engineStatusBody(
+  info: EngineInfo,
+  loaded: readonly LoadedModel[],
+): EngineStatusBody {
   return {
     ...infoBody(info),
     loaded: loaded.map((model) => ({

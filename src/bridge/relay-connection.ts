@@ -11,9 +11,16 @@ import {
   parseRelayFrame,
   type CreditFrame,
   type HelloFrame,
+  type SlotsFrame,
   type SocketRequestFrame,
   type TabToRelayFrame,
 } from './socket-frames.js';
+
+/**
+ * Slots a tab announces before its engine holds a model: llama.cpp's `n_parallel` default, which
+ * the wllama engine opens; a loaded model's own count replaces it.
+ */
+export const defaultEngineSlots = 4;
 
 /** The first reconnect delay, and the request body bytes a tab lets the relay send ahead. */
 export const relayConnectionDefaults = { retryMs: 1000, bodyWindow: 8 * 1024 * 1024 } as const;
@@ -60,8 +67,13 @@ export interface ConnectRelayOptions {
   secret: () => Promise<string | undefined>;
   /** Told about state changes and each request served; default: nothing. */
   onEvent?: (event: RelayEvent) => void;
-  /** Requests the engine takes at once (its parallel slots), reported to the relay; default 4. */
-  capacity?: number;
+  /**
+   * The engine's parallel slots now (those of the model it holds), or undefined while it cannot
+   * tell (no model loaded); asked when the tab joins and after each request it served, and
+   * announced to the relay when they change. Default: always undefined, so the tab announces
+   * {@link defaultEngineSlots}.
+   */
+  slots?: () => Promise<number | undefined>;
   /** lmtab's version, reported to the relay. */
   version?: string;
   /** Milliseconds before reconnecting after losing the relay, doubling up to 30 s; default in {@link relayConnectionDefaults}. */
@@ -128,6 +140,8 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   let socket: WebSocket | undefined;
   let port: MessagePort | undefined;
   let delay = retryMs;
+  /** The slots the relay was last told. */
+  let announced = defaultEngineSlots;
   let retry: ReturnType<typeof setTimeout> | undefined;
   const served = new Map<string, Served>();
 
@@ -142,6 +156,24 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       request.stop?.();
     }
     served.clear();
+  };
+
+  /** The engine's slots, or undefined when it cannot tell (or the question fails). */
+  const currentSlots = async (): Promise<number | undefined> => {
+    try {
+      const slots = await options.slots?.();
+      return slots !== undefined && Number.isInteger(slots) && slots > 0 ? slots : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Tells the relay when the engine's slots changed (a model with other slots was loaded). */
+  const announceSlots = async (to: WebSocket) => {
+    const slots = await currentSlots();
+    if (slots === undefined || slots === announced || to.readyState !== WebSocket.OPEN) return;
+    announced = slots;
+    to.send(JSON.stringify({ type: 'slots', capacity: slots } satisfies SlotsFrame));
   };
 
   /** Sends one response frame to the relay and notes it in the request's log entry. */
@@ -168,6 +200,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       log.tokens = request.tokens?.result();
       if (frame.type === 'error') log.error = frame.code;
       emit({ type: 'request', entry: log });
+      void announceSlots(to);
     }
   };
 
@@ -289,11 +322,13 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     ]);
     socket = current;
     current.binaryType = 'arraybuffer';
-    current.onopen = () => {
+    current.onopen = async () => {
       delay = retryMs;
+      announced = (await currentSlots()) ?? defaultEngineSlots;
+      if (socket !== current || current.readyState !== WebSocket.OPEN) return;
       const hello: HelloFrame = {
         type: 'hello',
-        capacity: options.capacity ?? 4,
+        capacity: announced,
         bodyWindow,
         ...(options.version === undefined ? {} : { version: options.version }),
       };

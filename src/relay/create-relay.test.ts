@@ -229,6 +229,24 @@ describe('createRelay with a tab on its WebSocket', () => {
     expect(JSON.parse(await answer.text)).toEqual({ error: 'No such model.' });
   });
 
+  it('takes the slots a tab announces after it loaded a model', async () => {
+    await start();
+    const tab = await connectTab(4);
+    tab.send({ type: 'slots', capacity: 1 });
+    await expect.poll(() => relay!.stats().engines[0]?.capacity).toBe(1);
+    const calls = [call('/api/version'), call('/api/tags')];
+    const first = await tab.next('request');
+    await expect.poll(() => relay!.stats().waiting).toBe(1);
+    tab.send({ type: 'slots', capacity: 2 });
+    const second = await tab.next('request');
+    expect(relay!.stats().waiting).toBe(0);
+    for (const { id } of [first, second]) {
+      tab.send({ type: 'head', id, status: 200, headers: [] });
+      tab.send({ type: 'end', id });
+    }
+    for (const { response } of calls) expect((await response).status).toBe(200);
+  });
+
   it('closes a tab that sends a malformed frame, and ignores frames for unknown ids', async () => {
     await start();
     const tab = await connectTab();

@@ -104,6 +104,9 @@ export interface Relay {
   close(): Promise<void>;
 }
 
+/** Slots the relay believes one tab has at most, whatever it announces. */
+const maxEngineSlots = 64;
+
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -323,12 +326,13 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       let joined = false;
       const engine: EngineSocket = attachEngineSocket(ws, {
         onHello: (hello) => {
-          const capacity = Math.min(hello.capacity, 64);
+          const capacity = Math.min(hello.capacity, maxEngineSlots);
           pool.add(engine, capacity);
           joined = true;
           const engines = pool.stats().engines.length;
           options.onEngine?.({ type: 'connected', engines, capacity, version: hello.version });
         },
+        onSlots: (capacity) => pool.resize(engine, Math.min(capacity, maxEngineSlots)),
         onClose: () => {
           pool.remove(engine);
           if (!joined) return;

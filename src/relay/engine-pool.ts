@@ -36,6 +36,8 @@ export interface EnginePool<T> {
   add(engine: T, capacity: number): void;
   /** An engine that went away; its leases become no-ops. */
   remove(engine: T): void;
+  /** A connected engine that now serves `capacity` requests at once (its busy slots stay busy). */
+  resize(engine: T, capacity: number): void;
   /**
    * A slot on the least busy engine, waiting in the queue when all are full. Rejects with
    * `engine_busy` when the queue is full, `no_engine` when there is no engine (and none starts),
@@ -152,6 +154,12 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
     remove(engine) {
       engines.delete(engine);
       awaitEngine();
+    },
+    resize(engine, capacity) {
+      const slots = engines.get(engine);
+      if (slots === undefined) return;
+      slots.capacity = capacity;
+      drain();
     },
     acquire({ signal } = {}) {
       if (signal?.aborted) {

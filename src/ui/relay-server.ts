@@ -9,6 +9,7 @@ import {
   type RelayRequestLog,
   type RelayState,
 } from '../bridge/index.js';
+import { createApiClient, type ApiClient } from './client/api-client.js';
 
 /** Relay log entries the Developer tab keeps. */
 export const defaultLogLimit = 200;
@@ -24,6 +25,14 @@ export interface RelayServerOptions {
   version?: string;
   /** Log entries kept, newest first; default {@link defaultLogLimit}. */
   logLimit?: number;
+  /** The page's API, asked for the engine's slots; default a client of the page's own. */
+  api?: ApiClient;
+}
+
+/** The slots of the models the engine holds (the most of them), or undefined when it holds none. */
+async function engineSlots(api: ApiClient): Promise<number | undefined> {
+  const { loaded } = await api.engineStatus();
+  return loaded.length === 0 ? undefined : Math.max(...loaded.map((model) => model.parallel));
 }
 
 /**
@@ -92,6 +101,7 @@ export class RelayServer extends EventTarget {
       url: `${scheme}//${location.host}${engineSocketPath}`,
       connect: this.options.connect,
       secret: () => this.secret(),
+      slots: () => engineSlots(this.options.api ?? createApiClient()),
       version: this.options.version,
       onEvent: (event) => {
         if (event.type === 'state') {

@@ -17,7 +17,7 @@ export async function handleChat(context: RouteContext): Promise<Response> {
   const request = customizeRequest(
     record,
     await chatRequestToGenerate(wire, record.id, { maxImageBytes: context.maxBodyBytes }),
-    { clock: context.clock },
+    { clock: context.clock, options: wire.options ?? undefined },
   );
   return answerOllama(context, {
     kind: 'chat',

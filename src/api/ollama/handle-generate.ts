@@ -18,7 +18,7 @@ export async function handleGenerate(context: RouteContext): Promise<Response> {
   const request = customizeRequest(
     record,
     await generateRequestToGenerate(wire, record.id, { maxImageBytes: context.maxBodyBytes }),
-    { clock: context.clock },
+    { clock: context.clock, options: wire.options ?? undefined },
   );
   return answerOllama(context, {
     kind: 'generate',

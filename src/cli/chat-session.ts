@@ -182,10 +182,3 @@ export function formatStats(done: ChatChunk): string {
   ];
   return `${rows.map(([k, v]) => `${`${k}:`.padEnd(22)}${v}`).join('\n')}\n`;
 }
-
-/** Wraps anything thrown while chatting into a printable LmtabError. */
-export function chatError(error: unknown): LmtabError {
-  return error instanceof LmtabError
-    ? error
-    : new LmtabError('engine_failure', error instanceof Error ? error.message : String(error));
-}

@@ -1,4 +1,3 @@
-import { LmtabError } from '../errors/index.js';
 import { normalizeParameters } from '../modelfile/index.js';
 import type { CliOutput } from './cli-context.js';
 import type { AnswerFormat } from './parse-format.js';

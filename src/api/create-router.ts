@@ -7,6 +7,7 @@ import { limitImageFetch, type ImageFetchLimits } from './limit-image-fetch.js';
 import { createProjectorUploads } from './ollama/projector-uploads.js';
 import { errorsForPath } from './protocol-errors.js';
 import type { HubAccess, Route, RouteContext } from './route-context.js';
+import { matchPath } from './route-table.js';
 import { routes } from './routes.js';
 
 /** Options of {@link createRouter}. */
@@ -142,16 +143,4 @@ function findRoute(
     'not_found',
     `No route for ${method} ${pathname}: expected one of ${listed.join(', ')}.`,
   );
-}
-
-function matchPath(pattern: string, pathname: string): Record<string, string> | undefined {
-  if (!pattern.endsWith('{id}')) return pattern === pathname ? {} : undefined;
-  const prefix = pattern.slice(0, -'{id}'.length);
-  if (!pathname.startsWith(prefix) || pathname.length === prefix.length) return undefined;
-  const raw = pathname.slice(prefix.length);
-  try {
-    return { id: decodeURIComponent(raw) };
-  } catch {
-    return { id: raw };
-  }
 }

@@ -1,46 +1,11 @@
 // For the tab's request log only: how many tokens an answer carried, read from its own bytes.
+import { tokenReaderFor } from '../api/route-table.js';
+import type { TokenReader } from '../api/token-reader.js';
 import { createNdjsonDecoder, createSseDecoder } from '../streams/index.js';
 import type { StreamDecoder } from '../streams/index.js';
 
 /** Largest JSON answer read for its usage; bigger ones are not counted. */
 const maxJsonBytes = 1024 * 1024;
-
-/** The fields of every protocol's answer (or stream event) that count its tokens or carry text. */
-interface Answer {
-  type?: unknown;
-  /** OpenAI's `completion_tokens`; Anthropic's and Responses' `output_tokens`. */
-  usage?: { completion_tokens?: unknown; output_tokens?: unknown } | null;
-  /** A Responses `response.completed` event's response. */
-  response?: unknown;
-  eval_count?: unknown;
-  message?: { content?: unknown };
-  choices?: { delta?: { content?: unknown }; text?: unknown }[];
-  delta?: unknown;
-}
-
-/** The token count an answer reports itself (OpenAI and Anthropic `usage`, native `eval_count`). */
-function reported(value: Answer): number | undefined {
-  const nested =
-    typeof value.response === 'object' && value.response !== null
-      ? reported(value.response as Answer)
-      : undefined;
-  const count =
-    value.usage?.completion_tokens ?? value.usage?.output_tokens ?? value.eval_count ?? nested;
-  return typeof count === 'number' ? count : undefined;
-}
-
-/** Whether a stream event carries generated text (one token per event in lmtab's encoders). */
-function carriesText(value: Answer): boolean {
-  const choice = value.choices?.[0];
-  const delta = value.delta as { text?: unknown; thinking?: unknown } | string | undefined;
-  const text =
-    choice?.delta?.content ??
-    choice?.text ??
-    value.message?.content ??
-    (typeof value.response === 'string' ? value.response : undefined) ??
-    (typeof delta === 'string' ? delta : (delta?.text ?? delta?.thinking));
-  return typeof text === 'string' && text !== '';
-}
 
 /** A running count of the tokens in an answer of `contentType`, fed its body piece by piece. */
 export interface TokenCounter {
@@ -50,19 +15,22 @@ export interface TokenCounter {
 }
 
 /**
- * Counts tokens of a JSON, SSE (`/v1` streams: chat, completions, Responses, Messages) or NDJSON
- * (`/api` streams) answer.
+ * Counts tokens of a JSON, SSE or NDJSON answer, read by `reader`: the protocol's of the
+ * request's route (`tokenReaderFor(path)`, from the route table); default one that reads any.
  */
-export function createTokenCounter(contentType: string): TokenCounter {
+export function createTokenCounter(
+  contentType: string,
+  reader: TokenReader = tokenReaderFor(),
+): TokenCounter {
   let bytes = 0;
   let events = 0;
   let usage: number | undefined;
   const read = (payload: string) => {
     if (!payload.startsWith('{')) return;
     try {
-      const value = JSON.parse(payload) as Answer;
-      usage = reported(value) ?? usage;
-      if (carriesText(value)) events += 1;
+      const value = JSON.parse(payload) as Record<string, unknown>;
+      usage = reader.reported(value) ?? usage;
+      if (reader.carriesText(value)) events += 1;
     } catch {
       // A payload that is not JSON carries no count.
     }
@@ -89,7 +57,7 @@ export function createTokenCounter(contentType: string): TokenCounter {
       }
       if (!json || bytes > maxJsonBytes) return undefined;
       try {
-        return reported(JSON.parse(whole) as Answer);
+        return reader.reported(JSON.parse(whole) as Record<string, unknown>);
       } catch {
         return undefined;
       }

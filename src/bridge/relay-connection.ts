@@ -1,4 +1,5 @@
 import { createInboundBody, type InboundBody } from './body-stream.js';
+import { tokenReaderFor } from '../api/route-table.js';
 import { createTokenCounter, type TokenCounter } from './count-tokens.js';
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
 import { readModelName } from './read-model-name.js';
@@ -189,7 +190,10 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     }
     if (frame.type === 'head') {
       request.log.status = frame.status;
-      request.tokens = createTokenCounter(new Headers(frame.headers).get('content-type') ?? '');
+      request.tokens = createTokenCounter(
+        new Headers(frame.headers).get('content-type') ?? '',
+        tokenReaderFor(request.frame.url),
+      );
     }
     if (to.readyState === WebSocket.OPEN) to.send(JSON.stringify(frame satisfies TabToRelayFrame));
     if (frame.type === 'end' || frame.type === 'error') {

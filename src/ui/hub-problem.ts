@@ -7,6 +7,8 @@ export interface HubProblem {
   advice: string;
   /** The error's own message, naming the URL and the answer. */
   detail: string;
+  /** The error's code, shown beside the message, when it has one. */
+  code?: string;
 }
 
 /** The parts of an error (an `LmtabError`, usually) a hub problem is told from. */
@@ -18,6 +20,12 @@ interface ErrorLike {
 
 /** Tells a failed hub call's kind by its code (never its message) and the network. */
 export function hubProblem(error: unknown, online = true): HubProblem {
+  const problem = classify(error, online);
+  const code = (error as ErrorLike | null)?.code;
+  return typeof code === 'string' ? { ...problem, code } : problem;
+}
+
+function classify(error: unknown, online: boolean): HubProblem {
   const e = (typeof error === 'object' && error !== null ? error : {}) as ErrorLike;
   const detail = typeof e.message === 'string' ? e.message : String(error);
   if (!online) {

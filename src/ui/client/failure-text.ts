@@ -13,7 +13,11 @@ export function shownFailure(error: unknown): ShownFailure {
 }
 
 /** One line for a failure: `message (code)`, or the message alone when it has no code. */
-export function failureText(error: unknown): string {
-  const { message, code } = shownFailure(error);
+export function failureLine({ message, code }: ShownFailure): string {
   return code === undefined ? message : `${message} (${code})`;
+}
+
+/** One line for anything thrown: {@link failureLine} of its message and code. */
+export function failureText(error: unknown): string {
+  return failureLine(shownFailure(error));
 }

@@ -1,4 +1,5 @@
 import type { Usage } from '../src/engine/index.js';
+import { eachSseJson } from '../src/streams/index.js';
 import { perSecond } from './stats.js';
 
 /** Durations an engine reports for one generation (llama.cpp's own timings). */
@@ -87,7 +88,6 @@ interface SseChunk {
     completion_tokens: number;
     prompt_tokens_details?: { cached_tokens?: number };
   } | null;
-  error?: { message?: string };
 }
 
 /**
@@ -98,36 +98,19 @@ export async function timeSseStream(
   body: ReadableStream<Uint8Array>,
   clock: StreamClock,
 ): Promise<StreamTiming> {
-  const decoder = new TextDecoder();
-  const reader = body.getReader();
-  let buffer = '';
   let usage: Usage = { promptTokens: 0, completionTokens: 0 };
-  for (;;) {
-    const { done, value } = await reader.read();
-    buffer += decoder.decode(value, { stream: !done });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      for (const line of event.split('\n')) {
-        if (!line.startsWith('data: ')) continue;
-        const data = line.slice('data: '.length);
-        if (data === '[DONE]') continue;
-        const chunk = JSON.parse(data) as SseChunk;
-        if (chunk.error) throw new Error(`stream error: ${chunk.error.message ?? data}`);
-        const choice = chunk.choices?.[0];
-        clock.piece(choice?.delta?.content ?? choice?.text ?? '');
-        if (chunk.usage) {
-          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
-          usage = {
-            promptTokens: chunk.usage.prompt_tokens,
-            ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
-            completionTokens: chunk.usage.completion_tokens,
-          };
-        }
-      }
+  // Pieces are timed in the turn their bytes are read, as a client sees them.
+  await eachSseJson<SseChunk>(body, (chunk) => {
+    const choice = chunk.choices?.[0];
+    clock.piece(choice?.delta?.content ?? choice?.text ?? '');
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+      usage = {
+        promptTokens: chunk.usage.prompt_tokens,
+        ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
+        completionTokens: chunk.usage.completion_tokens,
+      };
     }
-    if (done) break;
-  }
+  });
   return clock.finish(usage);
 }

@@ -46,7 +46,7 @@ describe('createRouter', () => {
         message: 'Method GET is not allowed on /v1/chat/completions: expected POST.',
         type: 'invalid_request_error',
         param: null,
-        code: 'invalid_request',
+        code: 'method_not_allowed',
       },
     });
     const ollama = await send('/api/tags', {});

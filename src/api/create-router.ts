@@ -2,10 +2,12 @@ import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { Engine } from '../engine/index.js';
 import { createMemoryResponseStore } from '../store/index.js';
 import type { ModelStore, ResponseStore } from '../store/index.js';
+import { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';
 import { limitImageFetch, type ImageFetchLimits } from './limit-image-fetch.js';
 import { createProjectorUploads } from './ollama/projector-uploads.js';
 import { errorsForPath } from './protocol-errors.js';
 import type { HubAccess, Route, RouteContext } from './route-context.js';
+import { matchPath } from './route-table.js';
 import { routes } from './routes.js';
 
 /** Options of {@link createRouter}. */
@@ -20,13 +22,13 @@ export interface RouterOptions {
   hub?: HubAccess;
   /** Epoch milliseconds now (for `created`, `created_at`); default `Date.now`. */
   clock?: () => number;
-  /** Largest request body, and largest image, in bytes; default 32 MiB. */
+  /** Largest request body, and largest image, in bytes; default {@link defaultMaxBodyBytes}. */
   maxBodyBytes?: number;
-  /** Largest model file uploaded to `/api/blobs`, in bytes; default 64 GiB (storage quota decides). */
+  /** Largest model file uploaded to `/api/blobs`, in bytes; default {@link defaultMaxBlobBytes}. */
   maxBlobBytes?: number;
   /** Fetches images given by http(s) URL; default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
-  /** Time limits of image fetches; default 10 s to the answer, 30 s for the whole image. */
+  /** Time limits of image fetches; default {@link defaultImageFetchLimits}. */
   imageFetchLimits?: ImageFetchLimits;
   /** lmtab's version, answered by `/api/version`. */
   version: string;
@@ -46,9 +48,6 @@ export interface Router {
   /** Answers one request; never rejects (failures become the protocol's error response). */
   handle(request: Request, options?: RouterHandleOptions): Promise<Response>;
 }
-
-const defaultMaxBodyBytes = 32 * 1024 * 1024;
-const defaultMaxBlobBytes = 64 * 1024 ** 3;
 
 /** Creates the API router over an engine and a model store. */
 export function createRouter(options: RouterOptions): Router {
@@ -110,9 +109,8 @@ class MethodNotAllowed extends LmtabError {
 
   constructor(method: string, path: string, allowed: string[]) {
     super(
-      'invalid_request',
+      'method_not_allowed',
       `Method ${method} is not allowed on ${path}: expected ${allowed.join(' or ')}.`,
-      { status: 405 },
     );
     this.allow = allowed.join(', ');
   }
@@ -145,16 +143,4 @@ function findRoute(
     'not_found',
     `No route for ${method} ${pathname}: expected one of ${listed.join(', ')}.`,
   );
-}
-
-function matchPath(pattern: string, pathname: string): Record<string, string> | undefined {
-  if (!pattern.endsWith('{id}')) return pattern === pathname ? {} : undefined;
-  const prefix = pattern.slice(0, -'{id}'.length);
-  if (!pathname.startsWith(prefix) || pathname.length === prefix.length) return undefined;
-  const raw = pathname.slice(prefix.length);
-  try {
-    return { id: decodeURIComponent(raw) };
-  } catch {
-    return { id: raw };
-  }
 }

@@ -46,6 +46,18 @@ describe('customizeRequest', () => {
     });
   });
 
+  it('lets a request’s num_predict -1 lift the Modelfile’s limit', () => {
+    const limited = modelRecordFixture({
+      id: 'brief',
+      customization: { from: 'lfm2-350m', parameters: { num_predict: 64 }, messages: [] },
+    });
+    expect(customizeRequest(limited, chat()).sampling.maxTokens).toBe(64);
+    const lifted = customizeRequest(limited, chat(), { options: { num_predict: -1 } });
+    expect(lifted.sampling.maxTokens).toBeUndefined();
+    const smaller = customizeRequest(limited, chat(), { options: { num_predict: 8 } });
+    expect(smaller.sampling.maxTokens).toBe(8);
+  });
+
   it('lets request fields win, zeros included, and keeps the request’s own system message', () => {
     const system = {
       role: 'system' as const,

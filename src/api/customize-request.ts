@@ -1,6 +1,6 @@
 import type { ChatMessage, GenerateRequest } from '../engine/index.js';
-import { renderPrompt } from '../modelfile/index.js';
-import type { PromptMessage } from '../modelfile/index.js';
+import { mergeParameters, renderPrompt } from '../modelfile/index.js';
+import type { OllamaParameters, PromptMessage } from '../modelfile/index.js';
 import type { ModelRecord } from '../store/index.js';
 import { omitUndefined } from './omit-undefined.js';
 import { optionsToSampling } from './ollama/options-to-sampling.js';
@@ -9,6 +9,12 @@ import { optionsToSampling } from './ollama/options-to-sampling.js';
 export interface CustomizeRequestOptions {
   /** Epoch milliseconds now, for the templates' `currentDate`; default `Date.now`. */
   clock?: () => number;
+  /**
+   * The request's own Ollama `options`, laid over the PARAMETERs by name before either becomes a
+   * sampling setting, so that a value meaning "no limit" (`num_predict: -1`) lifts the
+   * Modelfile's limit instead of falling through to it.
+   */
+  options?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -24,7 +30,11 @@ export function customizeRequest(
 ): GenerateRequest {
   const customization = record.customization;
   if (customization === undefined) return request;
-  const defaults = optionsToSampling(customization.parameters);
+  const parameters =
+    options.options === undefined
+      ? customization.parameters
+      : mergeParameters(customization.parameters, options.options as OllamaParameters);
+  const defaults = optionsToSampling(parameters);
   const customized: GenerateRequest = {
     ...request,
     sampling: { ...defaults.sampling, ...omitUndefined(request.sampling) },

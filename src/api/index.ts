@@ -11,3 +11,10 @@ export type { OpenAiErrorBody } from './openai/openai-error.js';
 export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
 export type { SseMessage } from './sse-encoder.js';
 export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';
+export { assertEnforceableSchema } from './assert-enforceable-schema.js';
+export type {
+  EngineInfoBody,
+  EngineStatusBody,
+  LoadedModelBody,
+} from './ollama/engine-status-body.js';
+export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';

@@ -1,8 +1,8 @@
 /** Time limits of image fetches (`image_url`, Ollama's `images` given as URLs). */
 export interface ImageFetchLimits {
-  /** Milliseconds until the image server answers with its headers; default 10000. */
+  /** Milliseconds until the image server answers with its headers; default in {@link defaultImageFetchLimits}. */
   connectMs?: number;
-  /** Milliseconds for the whole image, body included; default 30000. */
+  /** Milliseconds for the whole image, body included; default in {@link defaultImageFetchLimits}. */
   totalMs?: number;
 }
 

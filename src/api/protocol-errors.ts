@@ -1,7 +1,7 @@
 import type { LmtabError } from '../errors/index.js';
 import { anthropicErrorResponse, anthropicStreamError } from './anthropic/anthropic-error.js';
 import { formatNdjsonLine } from './ndjson-encoder.js';
-import { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
+import { ollamaErrorResponse, ollamaStreamError } from './ollama/ollama-error.js';
 import { openAiErrorBody, openAiErrorResponse } from './openai/openai-error.js';
 import { formatSseEvent } from './sse-encoder.js';
 
@@ -27,7 +27,7 @@ export const protocolErrors: readonly ProtocolErrors[] = [
   {
     owns: under('/api'),
     response: ollamaErrorResponse,
-    streamTail: (error) => formatNdjsonLine(ollamaErrorBody(error)),
+    streamTail: (error) => formatNdjsonLine(ollamaStreamError(error)),
   },
   {
     owns: under('/v1/messages'),

@@ -2,6 +2,7 @@ import type { Engine } from '../engine/index.js';
 import type { HubClient } from '../hub/index.js';
 import type { DownloadEvent, DownloadRequest, ModelStore, ResponseStore } from '../store/index.js';
 import type { ProjectorUploads } from './ollama/projector-uploads.js';
+import type { RouteRow } from './route-table.js';
 
 /** What `/api/pull` needs: the hub as configured now, and downloads into the store. */
 export interface HubAccess {
@@ -47,11 +48,7 @@ export interface RouteContext {
 /** Answers one matched request; anything it throws becomes the protocol's error response. */
 export type RouteHandler = (context: RouteContext) => Promise<Response>;
 
-/** One entry of the route table. */
-export interface Route {
-  /** A GET route also answers HEAD (without the body) unless a HEAD route of the same path exists. */
-  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
-  /** Exact path, or a prefix ending in `{id}` that captures the rest of the path (slashes too). */
-  path: string;
+/** One entry of the route table, with its handler. */
+export interface Route extends RouteRow {
   handler: RouteHandler;
 }

@@ -24,36 +24,45 @@ import {
   handleGetResponse,
   handleResponses,
 } from './responses/handle-responses.js';
-import type { Route } from './route-context.js';
+import type { Route, RouteHandler } from './route-context.js';
+import { routeTable, type RouteKey } from './route-table.js';
+
+/** Each route's handler, by `METHOD /path`: a row of the route table without one does not compile. */
+const handlers: Readonly<Record<RouteKey, RouteHandler>> = {
+  'POST /v1/chat/completions': handleChatCompletions,
+  'POST /v1/completions': handleCompletions,
+  'GET /v1/models': handleListModels,
+  'GET /v1/models/{id}': handleGetModel,
+  'POST /v1/responses': handleResponses,
+  'GET /v1/responses/{id}': handleGetResponse,
+  'DELETE /v1/responses/{id}': handleDeleteResponse,
+  'POST /v1/messages': handleMessages,
+  'POST /v1/messages/count_tokens': handleCountTokens,
+  'POST /api/generate': handleGenerate,
+  'POST /api/chat': handleChat,
+  'GET /api/tags': handleTags,
+  'POST /api/show': handleShow,
+  'DELETE /api/delete': handleDelete,
+  'POST /api/pull': handlePull,
+  'POST /api/create': handleCreate,
+  'POST /api/copy': handleCopy,
+  'HEAD /api/blobs/{id}': handleBlobExists,
+  'POST /api/blobs/{id}': handleBlobUpload,
+  'GET /api/ps': handlePs,
+  'GET /api/version': handleVersion,
+  'GET /api/lmtab/engine': handleEngineInfo,
+  'POST /v1/embeddings': handleEmbeddings,
+  'POST /api/embed': handleEmbed,
+  'POST /api/embeddings': handleOllamaEmbeddings,
+};
 
 /**
- * Every route of the API, one folder per protocol; each protocol's error shapes are in
- * protocol-errors.ts (paths it does not claim answer in OpenAI's shapes).
+ * Every route of the API with its handler: the rows of route-table.ts (one folder per protocol);
+ * each protocol's error shapes are in protocol-errors.ts (paths it does not claim answer in
+ * OpenAI's shapes).
  */
-export const routes: readonly Route[] = [
-  { method: 'POST', path: '/v1/chat/completions', handler: handleChatCompletions },
-  { method: 'POST', path: '/v1/completions', handler: handleCompletions },
-  { method: 'GET', path: '/v1/models', handler: handleListModels },
-  { method: 'GET', path: '/v1/models/{id}', handler: handleGetModel },
-  { method: 'POST', path: '/v1/responses', handler: handleResponses },
-  { method: 'GET', path: '/v1/responses/{id}', handler: handleGetResponse },
-  { method: 'DELETE', path: '/v1/responses/{id}', handler: handleDeleteResponse },
-  { method: 'POST', path: '/v1/messages', handler: handleMessages },
-  { method: 'POST', path: '/v1/messages/count_tokens', handler: handleCountTokens },
-  { method: 'POST', path: '/api/generate', handler: handleGenerate },
-  { method: 'POST', path: '/api/chat', handler: handleChat },
-  { method: 'GET', path: '/api/tags', handler: handleTags },
-  { method: 'POST', path: '/api/show', handler: handleShow },
-  { method: 'DELETE', path: '/api/delete', handler: handleDelete },
-  { method: 'POST', path: '/api/pull', handler: handlePull },
-  { method: 'POST', path: '/api/create', handler: handleCreate },
-  { method: 'POST', path: '/api/copy', handler: handleCopy },
-  { method: 'HEAD', path: '/api/blobs/{id}', handler: handleBlobExists },
-  { method: 'POST', path: '/api/blobs/{id}', handler: handleBlobUpload },
-  { method: 'GET', path: '/api/ps', handler: handlePs },
-  { method: 'GET', path: '/api/version', handler: handleVersion },
-  { method: 'GET', path: '/api/lmtab/engine', handler: handleEngineInfo },
-  { method: 'POST', path: '/v1/embeddings', handler: handleEmbeddings },
-  { method: 'POST', path: '/api/embed', handler: handleEmbed },
-  { method: 'POST', path: '/api/embeddings', handler: handleOllamaEmbeddings },
-];
+export const routes: readonly Route[] = routeTable.map((row) => ({
+  ...row,
+  // Each row's own method and path: a key of the handler table.
+  handler: handlers[`${row.method} ${row.path}` as RouteKey],
+}));

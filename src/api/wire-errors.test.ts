@@ -56,7 +56,7 @@ describe('streamErrorBytes', () => {
       'data: {"error":{"message":"Lost.","type":"server_error","param":null,"code":"engine_failure"}}\n\n',
     );
     expect(decode(streamErrorBytes('engine_failure', 'Lost.', 'application/x-ndjson'))).toBe(
-      '{"error":"Lost."}\n',
+      '{"error":"Lost.","code":"engine_failure"}\n',
     );
     expect(streamErrorBytes('engine_failure', 'Lost.', 'application/json')).toBeUndefined();
     expect(

@@ -1,6 +1,5 @@
-import { LmtabError } from '../errors/index.js';
-import type { LmtabErrorCode } from '../errors/index.js';
-import { openAiErrorBody, openAiErrorTypes } from './openai/openai-error.js';
+import { LmtabError, isLmtabErrorCode } from '../errors/index.js';
+import { openAiErrorBody } from './openai/openai-error.js';
 import { errorsForPath } from './protocol-errors.js';
 
 // Transports (service worker, relay) answer errors raised before the router is reached; they
@@ -10,8 +9,7 @@ export { openAiErrorBody };
 
 /** Accepts a code that crossed a transport as a plain string (unknown codes: `engine_failure`). */
 export function asLmtabError(code: string, message: string): LmtabError {
-  const known = Object.hasOwn(openAiErrorTypes, code) ? (code as LmtabErrorCode) : 'engine_failure';
-  return new LmtabError(known, message);
+  return new LmtabError(isLmtabErrorCode(code) ? code : 'engine_failure', message);
 }
 
 /** Whether a path is answered in OpenAI's shapes (`/v1`) rather than the native ones (`/api`). */

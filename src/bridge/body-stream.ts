@@ -1,3 +1,6 @@
+/** Bytes a streamed request body is read in at most. */
+export const defaultReadBytes = 1024 * 1024;
+
 /** Options of {@link createInboundBody}. */
 export interface InboundBodyOptions {
   /**
@@ -9,7 +12,7 @@ export interface InboundBodyOptions {
   grant(bytes: number): void;
   /**
    * Queued pieces are joined into reads of up to this many bytes: each read crosses to the engine
-   * worker as one message, so fewer, larger reads cost less. Default 1 MiB.
+   * worker as one message, so fewer, larger reads cost less. Default {@link defaultReadBytes}.
    */
   readBytes?: number;
 }
@@ -34,7 +37,7 @@ export interface InboundBody {
  */
 export function createInboundBody(options: InboundBodyOptions): InboundBody {
   const { window } = options;
-  const readBytes = options.readBytes ?? 1024 * 1024;
+  const readBytes = options.readBytes ?? defaultReadBytes;
   const batch = Math.max(1, Math.floor(window / 4));
   const queue: Uint8Array[] = [];
   let queued = 0;

@@ -38,6 +38,31 @@ describe('createTokenCounter', () => {
     expect(feed('application/x-ndjson', ['{"response":"a"}\n{"response":"b"}\n'])).toBe(2);
   });
 
+  it('reads Anthropic Messages and OpenAI Responses answers, streamed (CRLF too) or not', () => {
+    const sse = (type: string, data: unknown) =>
+      `event: ${type}\r\ndata: ${JSON.stringify({ type, ...(data as object) })}\r\n\r\n`;
+    expect(
+      feed('text/event-stream', [
+        sse('content_block_delta', { delta: { type: 'text_delta', text: 'a' } }),
+        sse('content_block_delta', { delta: { type: 'text_delta', text: 'b' } }),
+      ]),
+    ).toBe(2);
+    expect(
+      feed('text/event-stream', [
+        sse('content_block_delta', { delta: { type: 'text_delta', text: 'a' } }),
+        sse('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }),
+      ]),
+    ).toBe(5);
+    expect(
+      feed('text/event-stream', [
+        sse('response.output_text.delta', { delta: 'a' }),
+        sse('response.completed', { response: { usage: { output_tokens: 4 } } }),
+      ]),
+    ).toBe(4);
+    expect(feed('application/json', ['{"type":"message","usage":{"output_tokens":3}}'])).toBe(3);
+    expect(feed('application/json', ['{"object":"response","usage":{"output_tokens":6}}'])).toBe(6);
+  });
+
   it('does not count other answers', () => {
     expect(feed('text/plain', ['hello'])).toBeUndefined();
   });

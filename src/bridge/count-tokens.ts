@@ -1,28 +1,11 @@
 // For the tab's request log only: how many tokens an answer carried, read from its own bytes.
+import { tokenReaderFor } from '../api/route-table.js';
+import type { TokenReader } from '../api/token-reader.js';
+import { createNdjsonDecoder, createSseDecoder } from '../streams/index.js';
+import type { StreamDecoder } from '../streams/index.js';
 
 /** Largest JSON answer read for its usage; bigger ones are not counted. */
 const maxJsonBytes = 1024 * 1024;
-
-interface Usage {
-  usage?: { completion_tokens?: unknown } | null;
-  eval_count?: unknown;
-  response?: unknown;
-  message?: { content?: unknown };
-  choices?: { delta?: { content?: unknown }; text?: unknown }[];
-}
-
-/** The token count an answer reports itself (OpenAI `usage`, native `eval_count`). */
-function reported(value: Usage): number | undefined {
-  const count = value.usage?.completion_tokens ?? value.eval_count;
-  return typeof count === 'number' ? count : undefined;
-}
-
-/** Whether a stream event carries generated text (one token per event in lmtab's encoders). */
-function carriesText(value: Usage): boolean {
-  const choice = value.choices?.[0];
-  const text = choice?.delta?.content ?? choice?.text ?? value.message?.content ?? value.response;
-  return typeof text === 'string' && text !== '';
-}
 
 /** A running count of the tokens in an answer of `contentType`, fed its body piece by piece. */
 export interface TokenCounter {
@@ -31,50 +14,50 @@ export interface TokenCounter {
   result(): number | undefined;
 }
 
-/** Counts tokens of a JSON, SSE (`/v1` streams) or NDJSON (`/api` streams) answer. */
-export function createTokenCounter(contentType: string): TokenCounter {
-  const decoder = new TextDecoder();
-  const stream =
-    contentType.startsWith('text/event-stream') || contentType.startsWith('application/x-ndjson');
-  const json = contentType.startsWith('application/json');
-  let pending = '';
+/**
+ * Counts tokens of a JSON, SSE or NDJSON answer, read by `reader`: the protocol's of the
+ * request's route (`tokenReaderFor(path)`, from the route table); default one that reads any.
+ */
+export function createTokenCounter(
+  contentType: string,
+  reader: TokenReader = tokenReaderFor(),
+): TokenCounter {
   let bytes = 0;
   let events = 0;
   let usage: number | undefined;
-
-  const readLine = (line: string) => {
-    const payload = line.startsWith('data:') ? line.slice(5).trim() : line.trim();
+  const read = (payload: string) => {
     if (!payload.startsWith('{')) return;
     try {
-      const value = JSON.parse(payload) as Usage;
-      usage = reported(value) ?? usage;
-      if (carriesText(value)) events += 1;
+      const value = JSON.parse(payload) as Record<string, unknown>;
+      usage = reader.reported(value) ?? usage;
+      if (reader.carriesText(value)) events += 1;
     } catch {
-      // A line that is not JSON carries no count.
+      // A payload that is not JSON carries no count.
     }
   };
+  const decoder: StreamDecoder | undefined = contentType.startsWith('text/event-stream')
+    ? createSseDecoder((event) => read(event.data))
+    : contentType.startsWith('application/x-ndjson')
+      ? createNdjsonDecoder(read)
+      : undefined;
+  const json = contentType.startsWith('application/json');
+  const text = new TextDecoder();
+  let whole = '';
 
   return {
     push(chunk) {
       bytes += chunk.byteLength;
-      if (stream) {
-        pending += decoder.decode(chunk, { stream: true });
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        lines.forEach(readLine);
-      } else if (json && bytes <= maxJsonBytes) {
-        pending += decoder.decode(chunk, { stream: true });
-      }
+      if (decoder !== undefined) decoder.push(chunk);
+      else if (json && bytes <= maxJsonBytes) whole += text.decode(chunk, { stream: true });
     },
     result() {
-      if (stream) {
-        readLine(pending);
-        pending = '';
+      if (decoder !== undefined) {
+        decoder.end();
         return usage ?? (events > 0 ? events : undefined);
       }
       if (!json || bytes > maxJsonBytes) return undefined;
       try {
-        return reported(JSON.parse(pending) as Usage);
+        return reader.reported(JSON.parse(whole) as Record<string, unknown>);
       } catch {
         return undefined;
       }

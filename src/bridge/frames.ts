@@ -72,12 +72,5 @@ export interface HostWanted {
   type: 'lmtab:need-host';
 }
 
-/** Paths the engine answers: OpenAI's `/v1` and the native `/api`. */
-export function isApiPath(pathname: string): boolean {
-  return (
-    pathname.startsWith('/v1/') ||
-    pathname.startsWith('/api/') ||
-    pathname === '/v1' ||
-    pathname === '/api'
-  );
-}
+/** Paths the engine answers: the route table's prefixes (`/v1`, `/api`). */
+export { isApiPath } from '../api/route-table.js';

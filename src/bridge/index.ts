@@ -18,7 +18,7 @@ export type { FetchOverPortOptions } from './port-client.js';
 export { servePort } from './serve-port.js';
 export { startEngineHost } from './engine-host.js';
 export type { EngineHostHandle, EngineHostOptions } from './engine-host.js';
-export { connectRelay } from './relay-connection.js';
+export { connectRelay, defaultEngineSlots } from './relay-connection.js';
 export { fetchRelaySession } from './fetch-relay-session.js';
 export type {
   ConnectRelayOptions,
@@ -36,4 +36,4 @@ export {
   relaySessionPath,
 } from './socket-frames.js';
 export type { HeadlessState, RelayHealth, RelaySession } from './relay-health.js';
-export type { HelloFrame, SocketRequestFrame } from './socket-frames.js';
+export type { HelloFrame, SlotsFrame, SocketRequestFrame } from './socket-frames.js';

@@ -1,5 +1,8 @@
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
 
+/** Milliseconds between checks that the engine behind a port is alive. */
+export const defaultWatchdogMs = 1000;
+
 /** Options of {@link fetchOverPort}. */
 export interface FetchOverPortOptions {
   /** Aborts the request at the engine host too. */
@@ -9,7 +12,7 @@ export interface FetchOverPortOptions {
    * ends with an error instead of hanging.
    */
   isHostAlive?: () => Promise<boolean>;
-  /** Milliseconds between liveness checks; default 1000. */
+  /** Milliseconds between liveness checks; default {@link defaultWatchdogMs}. */
   watchdogMs?: number;
   /** Builds the answer for a failure before any head arrived (no engine, host gone). */
   failure: (code: string, message: string) => Response;
@@ -94,7 +97,7 @@ export function fetchOverPort(
       if (state !== 'closed' && options.isHostAlive && !(await options.isHostAlive())) {
         fail('no_engine', 'The tab running the engine closed before the answer was complete.');
       }
-    }, options.watchdogMs ?? 1000);
+    }, options.watchdogMs ?? defaultWatchdogMs);
     if (options.signal?.aborted) return abort();
     options.signal?.addEventListener('abort', abort, { once: true });
     port.postMessage(frame, [channel.port2, ...(frame.body ? [frame.body] : [])]);

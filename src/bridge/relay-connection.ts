@@ -1,4 +1,5 @@
 import { createInboundBody, type InboundBody } from './body-stream.js';
+import { tokenReaderFor } from '../api/route-table.js';
 import { createTokenCounter, type TokenCounter } from './count-tokens.js';
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
 import { readModelName } from './read-model-name.js';
@@ -11,9 +12,19 @@ import {
   parseRelayFrame,
   type CreditFrame,
   type HelloFrame,
+  type SlotsFrame,
   type SocketRequestFrame,
   type TabToRelayFrame,
 } from './socket-frames.js';
+
+/**
+ * Slots a tab announces before its engine holds a model: llama.cpp's `n_parallel` default, which
+ * the wllama engine opens; a loaded model's own count replaces it.
+ */
+export const defaultEngineSlots = 4;
+
+/** The first reconnect delay, and the request body bytes a tab lets the relay send ahead. */
+export const relayConnectionDefaults = { retryMs: 1000, bodyWindow: 8 * 1024 * 1024 } as const;
 
 /** One request this tab served for the relay, for the Developer tab's log. */
 export interface RelayRequestLog {
@@ -57,11 +68,16 @@ export interface ConnectRelayOptions {
   secret: () => Promise<string | undefined>;
   /** Told about state changes and each request served; default: nothing. */
   onEvent?: (event: RelayEvent) => void;
-  /** Requests the engine takes at once (its parallel slots), reported to the relay; default 4. */
-  capacity?: number;
+  /**
+   * The engine's parallel slots now (those of the model it holds), or undefined while it cannot
+   * tell (no model loaded); asked when the tab joins and after each request it served, and
+   * announced to the relay when they change. Default: always undefined, so the tab announces
+   * {@link defaultEngineSlots}.
+   */
+  slots?: () => Promise<number | undefined>;
   /** lmtab's version, reported to the relay. */
   version?: string;
-  /** Milliseconds before reconnecting after losing the relay, doubling up to 30 s; default 1000. */
+  /** Milliseconds before reconnecting after losing the relay, doubling up to 30 s; default in {@link relayConnectionDefaults}. */
   retryMs?: number;
   /** Fetch used when there is no port; default `globalThis.fetch` (the service worker answers). */
   fetch?: typeof globalThis.fetch;
@@ -69,7 +85,7 @@ export interface ConnectRelayOptions {
   origin?: string;
   /**
    * Request-body bytes the relay may send ahead of the engine's reads, per request: the most of an
-   * upload this tab holds at once. Default 8 MiB.
+   * upload this tab holds at once. Default in {@link relayConnectionDefaults}.
    */
   bodyWindow?: number;
 }
@@ -116,15 +132,17 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
  * back as they come. Reconnects when the relay restarts, until closed.
  */
 export function connectRelay(options: ConnectRelayOptions): RelayConnection {
-  const retryMs = options.retryMs ?? 1000;
+  const retryMs = options.retryMs ?? relayConnectionDefaults.retryMs;
   const fetchOverSw = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const origin = options.origin ?? location.origin;
   const emit = options.onEvent ?? (() => undefined);
-  const bodyWindow = options.bodyWindow ?? 8 * 1024 * 1024;
+  const bodyWindow = options.bodyWindow ?? relayConnectionDefaults.bodyWindow;
   let state: RelayState = 'connecting';
   let socket: WebSocket | undefined;
   let port: MessagePort | undefined;
   let delay = retryMs;
+  /** The slots the relay was last told. */
+  let announced = defaultEngineSlots;
   let retry: ReturnType<typeof setTimeout> | undefined;
   const served = new Map<string, Served>();
 
@@ -141,6 +159,24 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     served.clear();
   };
 
+  /** The engine's slots, or undefined when it cannot tell (or the question fails). */
+  const currentSlots = async (): Promise<number | undefined> => {
+    try {
+      const slots = await options.slots?.();
+      return slots !== undefined && Number.isInteger(slots) && slots > 0 ? slots : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Tells the relay when the engine's slots changed (a model with other slots was loaded). */
+  const announceSlots = async (to: WebSocket) => {
+    const slots = await currentSlots();
+    if (slots === undefined || slots === announced || to.readyState !== WebSocket.OPEN) return;
+    announced = slots;
+    to.send(JSON.stringify({ type: 'slots', capacity: slots } satisfies SlotsFrame));
+  };
+
   /** Sends one response frame to the relay and notes it in the request's log entry. */
   const reply = (to: WebSocket, request: Served, frame: ResponseFrame) => {
     if (frame.type === 'data') {
@@ -154,7 +190,10 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     }
     if (frame.type === 'head') {
       request.log.status = frame.status;
-      request.tokens = createTokenCounter(new Headers(frame.headers).get('content-type') ?? '');
+      request.tokens = createTokenCounter(
+        new Headers(frame.headers).get('content-type') ?? '',
+        tokenReaderFor(request.frame.url),
+      );
     }
     if (to.readyState === WebSocket.OPEN) to.send(JSON.stringify(frame satisfies TabToRelayFrame));
     if (frame.type === 'end' || frame.type === 'error') {
@@ -165,6 +204,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       log.tokens = request.tokens?.result();
       if (frame.type === 'error') log.error = frame.code;
       emit({ type: 'request', entry: log });
+      void announceSlots(to);
     }
   };
 
@@ -286,11 +326,13 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     ]);
     socket = current;
     current.binaryType = 'arraybuffer';
-    current.onopen = () => {
+    current.onopen = async () => {
       delay = retryMs;
+      announced = (await currentSlots()) ?? defaultEngineSlots;
+      if (socket !== current || current.readyState !== WebSocket.OPEN) return;
       const hello: HelloFrame = {
         type: 'hello',
-        capacity: options.capacity ?? 4,
+        capacity: announced,
         bodyWindow,
         ...(options.version === undefined ? {} : { version: options.version }),
       };

@@ -44,6 +44,7 @@ describe('parseTabFrame', () => {
       bytes: 65536,
     });
     expect(parseTabFrame('{"type":"end","id":"1"}')).toEqual({ type: 'end', id: '1' });
+    expect(parseTabFrame('{"type":"slots","capacity":1}')).toEqual({ type: 'slots', capacity: 1 });
     expect(parseTabFrame('{"type":"error","id":"1","code":"aborted","message":"m"}')).toEqual({
       type: 'error',
       id: '1',
@@ -61,6 +62,8 @@ describe('parseTabFrame', () => {
       'not json',
       '[]',
       '{"type":"hello","capacity":0}',
+      '{"type":"slots","capacity":0}',
+      '{"type":"slots","capacity":"4"}',
       '{"type":"hello","capacity":1,"bodyWindow":0}',
       '{"type":"hello","capacity":1,"bodyWindow":"8m"}',
       '{"type":"credit","id":"1","bytes":-5}',

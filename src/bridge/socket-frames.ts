@@ -56,6 +56,15 @@ export interface HelloFrame {
   bodyWindow?: number;
 }
 
+/**
+ * The tab's engine now decodes `capacity` requests together (it loaded a model with that many
+ * slots): the relay sends it that many at once from now on.
+ */
+export interface SlotsFrame {
+  type: 'slots';
+  capacity: number;
+}
+
 /** The tab's engine read `bytes` more of a request's body: the relay may send that many more. */
 export interface CreditFrame {
   type: 'credit';
@@ -79,7 +88,8 @@ export interface SocketRequestFrame {
 export type RelayToTabFrame = SocketRequestFrame | EndFrame | AbortFrame;
 
 /** JSON frames a tab sends the relay. */
-export type TabToRelayFrame = HelloFrame | HeadFrame | EndFrame | ErrorFrame | CreditFrame;
+export type TabToRelayFrame =
+  HelloFrame | SlotsFrame | HeadFrame | EndFrame | ErrorFrame | CreditFrame;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -158,6 +168,10 @@ export function parseTabFrame(text: string): TabToRelayFrame | undefined {
             version: typeof value.version === 'string' ? value.version : undefined,
             ...(value.bodyWindow === undefined ? {} : { bodyWindow: value.bodyWindow as number }),
           }
+        : undefined;
+    case 'slots':
+      return isPositiveInteger(value.capacity)
+        ? { type: 'slots', capacity: value.capacity as number }
         : undefined;
     case 'credit':
       return typeof id === 'string' && isPositiveInteger(value.bytes)

@@ -1,4 +1,3 @@
-import { LmtabError } from '../errors/index.js';
 import { normalizeParameters } from '../modelfile/index.js';
 import type { CliOutput } from './cli-context.js';
 import type { AnswerFormat } from './parse-format.js';
@@ -181,11 +180,4 @@ export function formatStats(done: ChatChunk): string {
     ['eval rate', rate(done.eval_count, done.eval_duration)],
   ];
   return `${rows.map(([k, v]) => `${`${k}:`.padEnd(22)}${v}`).join('\n')}\n`;
-}
-
-/** Wraps anything thrown while chatting into a printable LmtabError. */
-export function chatError(error: unknown): LmtabError {
-  return error instanceof LmtabError
-    ? error
-    : new LmtabError('engine_failure', error instanceof Error ? error.message : String(error));
 }

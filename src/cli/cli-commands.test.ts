@@ -92,7 +92,9 @@ describe('the CLI against the API router', () => {
     );
     expect(context.stdout.text).toContain('  Capabilities\n    completion\n    vision\n');
     expect(context.stdout.text).toContain('Cleared session context\n');
-    expect(context.stderr.text).toBe('Error: parameter top_k must be an integer, got "many"\n');
+    expect(context.stderr.text).toBe(
+      'Error (invalid_request): parameter top_k must be an integer, got "many"\n',
+    );
     const requests = harness.engine.requests;
     expect(requests).toHaveLength(3);
     expect(requests[1]?.input).toEqual({

@@ -1,5 +1,6 @@
 import type { RunCommand } from '../cloud/index.js';
 import { LmtabError } from '../errors/index.js';
+import { cliExitStatus, formatCliError } from './format-cli-error.js';
 
 /** What the cloud and keys commands need from the outside world; tests pass their own. */
 export interface CloudCliContext {
@@ -36,8 +37,8 @@ export function processCloudContext(version: string, packageRoot: string): Cloud
 }
 
 /**
- * Runs a command's action, printing an LmtabError as one `lmtab: message` line with exit code 1
- * instead of a stack trace (anything else is a bug and keeps its stack).
+ * Runs a command's action, printing an LmtabError as one `Error (code): message` line with the
+ * code's exit status instead of a stack trace (anything else is a bug and keeps its stack).
  */
 export function reportErrors<Args extends unknown[]>(
   context: CloudCliContext,
@@ -48,8 +49,8 @@ export function reportErrors<Args extends unknown[]>(
       await action(...args);
     } catch (error) {
       if (!(error instanceof LmtabError)) throw error;
-      context.stderr(`lmtab: ${error.message}\n`);
-      process.exitCode = 1;
+      context.stderr(formatCliError(error));
+      process.exitCode = cliExitStatus(error);
     }
   };
 }

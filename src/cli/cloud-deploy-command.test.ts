@@ -101,8 +101,8 @@ describe('lmtab cloud deploy', { timeout: 60_000 }, () => {
       { from: 'user' },
     );
     expect(cli.err.join('')).toMatch(
-      /^lmtab: Expected .*app\.ts to export nope \(export const nope = defineApp\(\{\.\.\.\}\)\), got exports serve\.\n$/,
+      /^Error \(invalid_request\): Expected .*app\.ts to export nope \(export const nope = defineApp\(\{\.\.\.\}\)\), got exports serve\.\n$/,
     );
-    expect(process.exitCode).toBe(1);
+    expect(process.exitCode).toBe(2);
   });
 });

@@ -7,6 +7,9 @@ import { lmtabHome } from '../relay/index.js';
 import type { RelayClient } from './relay-client.js';
 import { isLocalHost } from './resolve-host.js';
 
+/** Milliseconds the CLI waits for a relay it starts (Chromium's first start is slow). */
+export const defaultRelayStartMs = 60_000;
+
 /** Options of {@link ensureRelay}. */
 export interface EnsureRelayOptions {
   client: RelayClient;
@@ -14,7 +17,7 @@ export interface EnsureRelayOptions {
   log: (text: string) => void;
   /** The environment (`LMTAB_BROWSER`, `PATH`, `HOME`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Milliseconds to wait for a relay this call starts; default 60 000. */
+  /** Milliseconds to wait for a relay this call starts; default {@link defaultRelayStartMs}. */
   timeoutMs?: number;
 }
 
@@ -23,7 +26,8 @@ const binPath = fileURLToPath(new URL('../../bin/lmtab.js', import.meta.url));
 /**
  * Makes sure a relay answers at the client's address. When none does and the address is this
  * machine's, starts `lmtab serve --headless` in the background (logging to `$LMTAB_HOME/relay.log`,
- * its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws `no_engine`.
+ * its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws
+ * `relay_unreachable`.
  */
 export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   const { client, log } = options;
@@ -32,7 +36,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   const origin = client.baseUrl.origin;
   if (!isLocalHost(client.baseUrl)) {
     throw new LmtabError(
-      'no_engine',
+      'relay_unreachable',
       `No lmtab relay answers at ${origin} (from LMTAB_HOST): start one there with "lmtab serve --headless --host 0.0.0.0", or unset LMTAB_HOST to use this machine.`,
     );
   }
@@ -43,7 +47,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
     browser = findBrowser(env);
   } catch (error) {
     throw new LmtabError(
-      'no_engine',
+      'relay_unreachable',
       `No lmtab relay answers at ${origin}, and none can be started here: ${error instanceof Error ? error.message : String(error)} Or open the lmtab app in a browser and run "lmtab serve".`,
       { cause: error },
     );
@@ -80,21 +84,21 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   // So the person (and tests) can stop the background relay: kill $(cat $LMTAB_HOME/relay.pid), default ~/.lmtab.
   if (child.pid !== undefined) writeFileSync(join(home, 'relay.pid'), `${child.pid}\n`);
 
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const deadline = Date.now() + (options.timeoutMs ?? defaultRelayStartMs);
   while (Date.now() < deadline) {
     // The relay starts the headless engine with the first API request and holds it until then.
     if ((await client.health({ timeoutMs: 1000 })) !== undefined) return;
     if (exited !== undefined) {
       throw new LmtabError(
-        'no_engine',
+        'relay_unreachable',
         `The lmtab relay stopped while starting (exit ${exited}): ${lastLines(logPath)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new LmtabError(
-    'no_engine',
-    `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; see ${logPath}.`,
+    'relay_unreachable',
+    `The lmtab relay did not answer at ${origin} within ${Math.round((options.timeoutMs ?? defaultRelayStartMs) / 1000)} s; see ${logPath}.`,
   );
 }
 

@@ -1,5 +1,8 @@
 import { formatSize } from './format-size.js';
 
+/** Terminal columns when the terminal does not say. */
+export const defaultColumns = 80;
+
 /** Options of {@link formatProgressBar}. */
 export interface ProgressBarOptions {
   /** What is moving, e.g. `pulling 4f1b6c3d9a2e`. */
@@ -8,7 +11,7 @@ export interface ProgressBarOptions {
   completed: number;
   /** Bytes in all; 0 when unknown. */
   total: number;
-  /** Columns the line may use; default 80. */
+  /** Columns the line may use; default {@link defaultColumns}. */
   columns?: number;
   /** Bytes per second lately, shown with the time left when known; default none. */
   rate?: number;
@@ -22,7 +25,7 @@ const tailRoom = 32;
  */
 export function formatProgressBar(options: ProgressBarOptions): string {
   const { label, completed, total } = options;
-  const columns = options.columns ?? 80;
+  const columns = options.columns ?? defaultColumns;
   const fraction = total > 0 ? Math.min(1, Math.max(0, completed / total)) : 0;
   const percent = `${String(Math.floor(fraction * 100)).padStart(3)}%`;
   const done = total > 0 && completed >= total;

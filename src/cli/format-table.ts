@@ -1,6 +1,9 @@
+/** Spaces between table columns: Ollama's table padding. */
+export const defaultTablePadding = 4;
+
 /** Options of {@link formatTable}. */
 export interface FormatTableOptions {
-  /** Spaces between columns; default 4 (Ollama's table padding). */
+  /** Spaces between columns; default {@link defaultTablePadding}. */
   padding?: number;
   /** Text before each row; default none. */
   indent?: string;
@@ -11,7 +14,7 @@ export function formatTable(
   rows: readonly (readonly string[])[],
   options: FormatTableOptions = {},
 ): string {
-  const padding = options.padding ?? 4;
+  const padding = options.padding ?? defaultTablePadding;
   const indent = options.indent ?? '';
   const widths: number[] = [];
   for (const row of rows) {

@@ -57,7 +57,9 @@ describe('lmtab keys', () => {
   it('says when there are no keys and when an id is unknown', async () => {
     expect((await lmtabKeys('list')).out).toBe('No keys yet: make one with `lmtab keys create`.\n');
     const revoked = await lmtabKeys('revoke', 'key_nope');
-    expect(revoked.err).toBe('lmtab: Expected the id of a key (there are none), got "key_nope".\n');
-    expect(process.exitCode).toBe(1);
+    expect(revoked.err).toBe(
+      'Error (not_found): Expected the id of a key (there are none), got "key_nope".\n',
+    );
+    expect(process.exitCode).toBe(21);
   });
 });

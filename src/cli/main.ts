@@ -5,14 +5,30 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { processCloudContext } from './cloud-cli-context.js';
-import { defaultProfileDir } from '../relay/index.js';
+import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../api/default-limits.js';
+import {
+  defaultEngineTimeoutMs,
+  defaultProfileDir,
+  defaultQueueLimit,
+  defaultRelayHost,
+  defaultRelayPort,
+} from '../relay/index.js';
+import { formatDuration } from '../cloud/duration.js';
 import { cloudCommand } from './cloud-command.js';
 import { cpCommand } from './cp-command.js';
 import { createCommand } from './create-command.js';
+import { cliExitStatus, formatCliError } from './format-cli-error.js';
 import { ensureRelay } from './ensure-relay.js';
 import { keysCommand } from './keys-command.js';
 import { listCommand } from './list-command.js';
-import { collect, parseCount, parsePort, parseSeconds, parseSize } from './parse-options.js';
+import {
+  collect,
+  formatSizeFlag,
+  parseCount,
+  parsePort,
+  parseSeconds,
+  parseSize,
+} from './parse-options.js';
 import { psCommand } from './ps-command.js';
 import { pullCommand } from './pull-command.js';
 import { createRelayClient } from './relay-client.js';
@@ -53,20 +69,22 @@ function cliContext(): CliContext {
   };
 }
 
-/** Runs a command, turning any failure into one `Error: ...` line and exit code 1. */
+/**
+ * Runs a command, turning any failure into one `Error (code): message` line and the code's exit
+ * status from the error table (1 for a failure without a code).
+ */
 function action<A extends unknown[]>(run: (context: CliContext, ...args: A) => Promise<void>) {
   return async (...args: A): Promise<void> => {
     try {
       await run(cliContext(), ...args);
     } catch (error) {
-      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
+      process.stderr.write(formatCliError(error));
+      process.exitCode = cliExitStatus(error);
     }
   };
 }
 
-const hostHelp =
-  "Environment:\n  LMTAB_HOST     the relay to talk to (default 127.0.0.1:1234); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine\n  LMTAB_API_KEY  the key the relay requires (serve) and the commands send\n  LMTAB_HOME     lmtab's folder: browser profile, relay secret and key, log (default ~/.lmtab)";
+const hostHelp = `Environment:\n  LMTAB_HOST     the relay to talk to (default ${defaultRelayHost}:${defaultRelayPort}); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine\n  LMTAB_API_KEY  the key the relay requires (serve) and the commands send\n  LMTAB_HOME     lmtab's folder: browser profile, relay secret and key, log (default ~/.lmtab)`;
 
 const program = new Command()
   .name('lmtab')
@@ -80,22 +98,30 @@ const program = new Command()
 program
   .command('serve')
   .description('Start the relay: the app, /v1 (OpenAI) and /api (Ollama) on http://HOST:PORT')
-  .option('--host <host>', 'interface to listen on (0.0.0.0 for the LAN)', '127.0.0.1')
-  .option('--port <port>', 'port (11434 for Ollama clients)', parsePort, 1234)
+  .option('--host <host>', 'interface to listen on (0.0.0.0 for the LAN)', defaultRelayHost)
+  .option('--port <port>', 'port (11434 for Ollama clients)', parsePort, defaultRelayPort)
   .option('--headless', 'start headless Chromium as the engine when no tab is connected', false)
   .option(
     '--profile-dir <dir>',
     'browser profile of the headless engine (keeps its models)',
     defaultProfileDir(),
   )
-  .option('--queue <n>', 'requests that may wait for a slot before 503 (default 16)', parseCount)
+  .option(
+    '--queue <n>',
+    `requests that may wait for a slot before 503 (default ${defaultQueueLimit})`,
+    parseCount,
+  )
   .option(
     '--cors-origin <origin>',
     'page origin allowed to call the API (repeatable; * lets any site use the engine); never lets pages join as engines',
     collect,
     [],
   )
-  .option('--max-body <size>', 'largest request body before 413 (default 32m)', parseSize)
+  .option(
+    '--max-body <size>',
+    `largest request body before 413 (default ${formatSizeFlag(defaultMaxBodyBytes)})`,
+    parseSize,
+  )
   .option(
     '--api-key <key>',
     'key /v1 and /api require (Authorization: Bearer KEY or x-api-key: KEY); repeatable; LMTAB_API_KEY adds one',
@@ -114,12 +140,12 @@ program
   )
   .option(
     '--engine-timeout <duration>',
-    'end a request whose engine sends nothing for this long, e.g. 90s, 10m (default 10m)',
+    `end a request whose engine sends nothing for this long, e.g. 90s, 10m (default ${formatDuration(defaultEngineTimeoutMs / 1000)})`,
     parseSeconds,
   )
   .option(
     '--max-blob <size>',
-    'largest model file uploaded to /api/blobs before 413 (default 64g)',
+    `largest model file uploaded to /api/blobs before 413 (default ${formatSizeFlag(defaultMaxBlobBytes)})`,
     parseSize,
   )
   .option('--quiet', 'do not print a line per request', false)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collect, parseCount, parsePort, parseSize } from './parse-options.js';
+import { collect, formatSizeFlag, parseCount, parsePort, parseSize } from './parse-options.js';
 
 describe('CLI option parsers', () => {
   it('parse ports and counts', () => {
@@ -16,6 +16,13 @@ describe('CLI option parsers', () => {
     expect(parseSize('32MiB')).toBe(32 * 1024 * 1024);
     expect(parseSize('1.5g')).toBe(1.5 * 1024 ** 3);
     expect(() => parseSize('lots')).toThrow('expected a size in bytes');
+  });
+
+  it('write sizes back as the flags take them', () => {
+    expect(formatSizeFlag(32 * 1024 * 1024)).toBe('32m');
+    expect(formatSizeFlag(64 * 1024 ** 3)).toBe('64g');
+    expect(formatSizeFlag(1536)).toBe('1536');
+    expect(parseSize(formatSizeFlag(512 * 1024))).toBe(512 * 1024);
   });
 
   it('collect repeated values', () => {

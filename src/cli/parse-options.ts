@@ -31,6 +31,14 @@ export function parseSize(value: string): number {
   return Math.floor(Number(match[1]) * sizeUnits[match[2].toLowerCase()]);
 }
 
+/** Writes a byte size as the flags take it, in the largest whole unit: `32m`, `64g`, `512k`. */
+export function formatSizeFlag(bytes: number): string {
+  const [unit, size] = Object.entries(sizeUnits)
+    .reverse()
+    .find(([, size]) => bytes % size === 0 && bytes >= size) ?? ['', 1];
+  return `${bytes / size}${unit}`;
+}
+
 /** Collects a repeatable option's values. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

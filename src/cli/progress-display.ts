@@ -17,7 +17,7 @@ export interface ProgressDisplayOptions {
   write: (text: string) => void;
   /** Whether the output is a terminal, so a bar can redraw its line; otherwise lines only. */
   isTTY: boolean;
-  /** Terminal width; default 80. */
+  /** Terminal width; default {@link defaultColumns}. */
   columns?: number;
   /** Milliseconds now, for the transfer rate; default `Date.now`. */
   clock?: () => number;

@@ -67,7 +67,7 @@ export async function ensureModel(
     await client.show(ref);
     return ref;
   } catch (error) {
-    const missing = error instanceof LmtabError && error.status === 404;
+    const missing = error instanceof LmtabError && error.code === 'model_not_found';
     if (!missing || !isHubReference(ref)) throw error;
   }
   return storedReference(await client.tags(), ref) ?? pullModel(client, ref, display);

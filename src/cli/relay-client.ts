@@ -1,7 +1,6 @@
-import { LmtabError } from '../errors/index.js';
-import type { LmtabErrorCode } from '../errors/index.js';
+import { LmtabError, readErrorAnswer } from '../errors/index.js';
+import { readNdjson } from '../streams/index.js';
 import type { ProgressStatus } from './progress-display.js';
-import { readNdjson } from './read-ndjson.js';
 
 /** Options of {@link createRelayClient}. */
 export interface RelayClientOptions {
@@ -123,7 +122,7 @@ export interface RelayClient {
   uploadBlob(digest: string, body: ReadableStream<Uint8Array>, size: number): Promise<void>;
 }
 
-/** Creates a {@link RelayClient}; failures are LmtabErrors carrying the relay's own message. */
+/** Creates a {@link RelayClient}; failures are LmtabErrors carrying the relay's own code and message. */
 export function createRelayClient(options: RelayClientOptions): RelayClient {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const base = options.baseUrl;
@@ -139,32 +138,14 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
     } catch (error) {
       if (init.signal?.aborted === true) throw error;
       throw new LmtabError(
-        'no_engine',
+        'relay_unreachable',
         `Could not reach the lmtab relay at ${base.origin}: ${reason(error)}.`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
     if (response.ok) return response;
-    const text = await response.text().catch(() => '');
-    let message = text.trim();
-    try {
-      const body = JSON.parse(text) as { error?: unknown };
-      if (typeof body.error === 'string') message = body.error;
-      else if (typeof body.error === 'object' && body.error !== null && 'message' in body.error) {
-        message = String(body.error.message);
-      }
-    } catch {
-      // Not JSON: keep the text.
-    }
-    throw new LmtabError(
-      codeOf(response.status),
-      message || `${response.status} ${response.statusText}`,
-      {
-        status: response.status,
-      },
-    );
+    // The relay states the code (header or body); it is never guessed from the status.
+    throw await readErrorAnswer(response);
   }
 
   const json = async <T>(path: string, body?: unknown, method = 'POST'): Promise<T> => {
@@ -209,7 +190,7 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
         await json('/api/show', { model });
         return true;
       } catch (error) {
-        if (error instanceof LmtabError && error.status === 404) return false;
+        if (error instanceof LmtabError && error.code === 'model_not_found') return false;
         throw error;
       }
     },
@@ -240,7 +221,7 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
         await send(`/api/blobs/${digest}`, { method: 'HEAD' });
         return true;
       } catch (error) {
-        if (error instanceof LmtabError && error.status === 404) return false;
+        if (error instanceof LmtabError && error.code === 'not_found') return false;
         throw error;
       }
     },
@@ -253,15 +234,6 @@ export function createRelayClient(options: RelayClientOptions): RelayClient {
       } as RequestInit);
     },
   };
-}
-
-function codeOf(status: number): LmtabErrorCode {
-  if (status === 400) return 'invalid_request';
-  if (status === 401) return 'unauthorized';
-  if (status === 404) return 'not_found';
-  if (status === 413) return 'body_too_large';
-  if (status === 503) return 'no_engine';
-  return 'engine_failure';
 }
 
 function reason(error: unknown): string {

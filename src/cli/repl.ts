@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { ChatSession } from './chat-session.js';
 import type { CliContext } from './cli-context.js';
+import { formatCliError } from './format-cli-error.js';
 import { formatShow, parseParameterLines } from './format-show.js';
 import { formatTable } from './format-table.js';
 import { parseFormat } from './parse-format.js';
@@ -176,7 +177,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
       try {
         done = await handle(parseReplInput(whole));
       } catch (error) {
-        stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+        stderr.write(formatCliError(error));
       }
       if (done) break;
       if (terminal) rl.prompt();

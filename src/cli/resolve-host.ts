@@ -1,15 +1,14 @@
 import { LmtabError } from '../errors/index.js';
-
-/** The relay's default port. */
-export const defaultPort = 1234;
+import { defaultRelayPort } from '../relay/index.js';
 
 /**
  * The relay's base URL from `LMTAB_HOST`, read as Ollama reads `OLLAMA_HOST`: `host`, `host:port`,
- * `:port`, `http(s)://host[:port]` and IPv6 in brackets; default `http://127.0.0.1:1234`.
+ * `:port`, `http(s)://host[:port]` and IPv6 in brackets; default this machine on
+ * {@link defaultRelayPort}.
  */
 export function resolveHost(value: string | undefined): URL {
   const text = (value ?? '').trim();
-  if (text === '') return new URL(`http://127.0.0.1:${defaultPort}`);
+  if (text === '') return new URL(`http://127.0.0.1:${defaultRelayPort}`);
   const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
   // `:port` alone means this machine, as OLLAMA_HOST does.
   const address = text.startsWith(':') ? `127.0.0.1${text}` : text;
@@ -28,7 +27,7 @@ export function resolveHost(value: string | undefined): URL {
   }
   // Without a scheme the relay's port is the default; with one, the scheme's own (80, 443).
   const authority = address.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0] ?? '';
-  if (!hasScheme && !/:\d+$/.test(authority)) url.port = String(defaultPort);
+  if (!hasScheme && !/:\d+$/.test(authority)) url.port = String(defaultRelayPort);
   url.pathname = url.pathname.replace(/\/+$/, '');
   url.search = '';
   url.hash = '';

@@ -21,13 +21,13 @@ export interface ServeOptions {
   headless: boolean;
   /** Browser profile of the headless engine (keeps its models). */
   profileDir: string;
-  /** Requests that may wait for a slot before 503; the relay's default (16) when absent. */
+  /** Requests that may wait for a slot before 503; the relay's default when absent. */
   queue?: number;
   /** Page origins allowed to call the API. */
   corsOrigin: string[];
-  /** Largest request body in bytes; the relay's default (32 MiB) when absent. */
+  /** Largest request body in bytes; the relay's default when absent. */
   maxBody?: number;
-  /** Largest model file uploaded to `/api/blobs`, in bytes; the relay's default (64 GiB) when absent. */
+  /** Largest model file uploaded to `/api/blobs`, in bytes; the relay's default when absent. */
   maxBlob?: number;
   /** No line per request. */
   quiet: boolean;

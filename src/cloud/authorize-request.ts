@@ -1,3 +1,4 @@
+import { routeScope } from '../api/route-table.js';
 import { LmtabError } from '../errors/index.js';
 import { verifyApiKey } from './key-store.js';
 import type { KeyInfo, KeyRecord, KeyScope } from './key-store.js';
@@ -15,15 +16,12 @@ export type AuthDecision =
 /** The one accepted form, shown in every refusal. */
 export const EXPECTED_AUTHORIZATION = 'Authorization: Key <API_KEY>';
 
-/** Ollama routes that change what an app holds: only `admin` keys may call them. */
-const adminRoutes = /^\/api\/(?:pull|push|create|copy|delete|blobs)(?:[/?]|$)/;
-
 /**
- * The scope a request needs, from its path after the app's prefix: `admin` to pull, push, create,
- * copy, delete and upload blobs; `api` for inference and reads.
+ * The scope a request needs, from its path after the app's prefix: the route table's (`admin` to
+ * pull, create, copy, delete and upload blobs; `api` for inference and reads).
  */
 export function requiredScope(path: string): KeyScope {
-  return adminRoutes.test(path) ? 'admin' : 'api';
+  return routeScope(path);
 }
 
 /**
@@ -74,11 +72,10 @@ export function authorizeRequest(
     return {
       ok: false,
       error: new LmtabError(
-        'unauthorized',
+        'insufficient_scope',
         `Key ${check.key.id} has scope "${check.key.scope}", which allows inference and reads: ` +
           'pulling, creating, copying, deleting models and uploading blobs need a key with scope ' +
           '"admin" (lmtab keys create --scope admin).',
-        { status: 403 },
       ),
     };
   }

@@ -38,7 +38,7 @@ export interface Gateway {
 
 function sendError(pathname: string, error: LmtabError, out: ServerResponse): Promise<void> {
   const response = errorResponse(pathname, error);
-  if (error.code === 'unauthorized' && error.status === 401) {
+  if (error.code === 'unauthorized') {
     response.headers.set('WWW-Authenticate', 'Key realm="lmtab"');
     response.headers.set('X-Lmtab-Expected-Authorization', EXPECTED_AUTHORIZATION);
   }

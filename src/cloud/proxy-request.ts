@@ -7,7 +7,7 @@ import { forwardHeaders } from './gateway-routing.js';
 // Keys travel in a header, never in cookies, so any origin may call (as OpenAI's API allows).
 const corsHeaders = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'Retry-After, WWW-Authenticate',
+  'access-control-expose-headers': 'Retry-After, WWW-Authenticate, X-Lmtab-Error-Code',
 };
 
 /** Writes a web-standard Response (an error answer) to a Node response, CORS headers included. */
@@ -83,9 +83,8 @@ export function proxyRequest(
     outgoing.on('timeout', () => {
       outgoing.destroy(
         new LmtabError(
-          'engine_busy',
+          'engine_timeout',
           `${target.prefix === '' ? 'The app' : `The app ${target.prefix}`} sent nothing for ${target.timeoutSeconds}s, its request timeout.`,
-          { status: 504 },
         ),
       );
     });

@@ -80,13 +80,24 @@ describe('pullAndLoad', () => {
   it.each([
     [
       'a refused pull',
-      { pull: () => Response.json({ error: 'no repo acme/Nope' }, { status: 404 }) },
+      {
+        pull: () =>
+          Response.json(
+            { error: 'no repo acme/Nope' },
+            { status: 404, headers: { 'X-Lmtab-Error-Code': 'model_not_found' } },
+          ),
+      },
       'model_not_found',
       'Pulling acme/Nope failed (404): no repo acme/Nope',
     ],
     [
       'an error line',
-      { pull: () => new Response('{"status":"pulling manifest"}\n{"error":"disk full"}\n') },
+      {
+        pull: () =>
+          new Response(
+            '{"status":"pulling manifest"}\n{"error":"disk full","code":"download_failed"}\n',
+          ),
+      },
       'download_failed',
       'Pulling acme/Nope failed: disk full',
     ],
@@ -101,9 +112,13 @@ describe('pullAndLoad', () => {
       'a failed load',
       {
         tags: [{ name: 'hf.co/acme/Nope:Q4_K_M' }],
-        load: () => Response.json({ error: 'out of memory' }, { status: 500 }),
+        load: () =>
+          Response.json(
+            { error: 'out of memory' },
+            { status: 500, headers: { 'X-Lmtab-Error-Code': 'engine_failure' } },
+          ),
       },
-      'download_failed',
+      'engine_failure',
       'Loading hf.co/acme/Nope:Q4_K_M failed (500): out of memory',
     ],
   ])('reports %s', async (_name, answers, code, message) => {

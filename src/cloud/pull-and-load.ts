@@ -1,4 +1,5 @@
-import { LmtabError } from '../errors/index.js';
+import { LmtabError, readErrorAnswer } from '../errors/index.js';
+import { readNdjson } from '../streams/index.js';
 import { parseModelReference } from '../hub/index.js';
 
 /** Options of {@link pullAndLoad}. */
@@ -21,40 +22,10 @@ interface TagsModel {
   modified_at?: string;
 }
 
-/** Turns a relay's error answer (`{"error": "..."}` on `/api`) into an LmtabError. */
+/** Turns a relay's error answer into an LmtabError with the relay's own code. */
 async function failure(response: Response, what: string): Promise<LmtabError> {
-  const text = await response.text();
-  let message = text;
-  try {
-    const body = JSON.parse(text) as { error?: unknown };
-    if (typeof body.error === 'string') message = body.error;
-  } catch {
-    // Not JSON: keep the text.
-  }
-  const code =
-    response.status === 404
-      ? 'model_not_found'
-      : response.status === 503
-        ? 'no_engine'
-        : 'download_failed';
-  return new LmtabError(code, `${what} failed (${response.status}): ${message}`);
-}
-
-async function* ndjsonLines(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<Record<string, unknown>> {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (line !== '') yield JSON.parse(line) as Record<string, unknown>;
-    }
-  }
-  if (buffered.trim() !== '') yield JSON.parse(buffered) as Record<string, unknown>;
+  const stated = await readErrorAnswer(response);
+  return new LmtabError(stated.code, `${what} failed (${response.status}): ${stated.message}`);
 }
 
 /**
@@ -99,19 +70,24 @@ export async function pullAndLoad(options: PullAndLoadOptions): Promise<string> 
   if (!pulled.ok || pulled.body === null) throw await failure(pulled, `Pulling ${model}`);
   let succeeded = false;
   let last = '';
-  for await (const line of ndjsonLines(pulled.body)) {
-    if (typeof line.error === 'string')
-      throw new LmtabError('download_failed', `Pulling ${model} failed: ${line.error}`);
-    const status = String(line.status ?? '');
-    if (status === 'success') succeeded = true;
-    const total = Number(line.total ?? 0);
-    // One line per status and per tenth of a file, not one per chunk.
-    const shown =
-      total > 0
-        ? `${status} ${Math.floor((Number(line.completed ?? 0) / total) * 10) * 10}%`
-        : status;
-    if (shown !== last) say(shown);
-    last = shown;
+  const lines = readNdjson<Record<string, unknown>>(pulled.body);
+  try {
+    for await (const line of lines) {
+      const status = String(line.status ?? '');
+      if (status === 'success') succeeded = true;
+      const total = Number(line.total ?? 0);
+      // One line per status and per tenth of a file, not one per chunk.
+      const shown =
+        total > 0
+          ? `${status} ${Math.floor((Number(line.completed ?? 0) / total) * 10) * 10}%`
+          : status;
+      if (shown !== last) say(shown);
+      last = shown;
+    }
+  } catch (error) {
+    // An error line: the relay's code, the pull named.
+    if (!(error instanceof LmtabError)) throw error;
+    throw new LmtabError(error.code, `Pulling ${model} failed: ${error.message}`);
   }
   if (!succeeded)
     throw new LmtabError('download_failed', `Pulling ${model} ended without "success".`);

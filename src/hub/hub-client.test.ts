@@ -202,7 +202,7 @@ describe('createHubClient against the fake hub', () => {
     hub.failApi(429, { times: 1 });
     const client = createHubClient({ endpoint: hub.url });
     const error = await rejection(client.search('Vision'));
-    expect(error).toMatchObject({ code: 'download_failed', status: 429, retryAfter: 30 });
+    expect(error).toMatchObject({ code: 'hub_rate_limited', status: 429, retryAfter: 30 });
     expect(error.message).toMatch(/is rate-limiting requests: expected HTTP 200 .* got HTTP 429/);
     expect(await client.search('Vision')).toHaveLength(1);
   });

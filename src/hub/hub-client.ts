@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { LmtabError } from '../errors/index.js';
 import { assertRepoId } from './repo-id.js';
 
+/** Search results a hub search returns unless told otherwise. */
+export const defaultSearchLimit = 20;
+
 /** The hub lmtab talks to unless told otherwise. */
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 
@@ -21,7 +24,7 @@ export interface HubClientOptions {
 
 /** Options of {@link HubClient.search}. */
 export interface HubSearchOptions {
-  /** Most results to return, 1 to 1000; default 20. */
+  /** Most results to return, 1 to 1000; default {@link defaultSearchLimit}. */
   limit?: number;
   /** Aborts the request. */
   signal?: AbortSignal;
@@ -207,7 +210,7 @@ export function createHubClient(options: HubClientOptions = {}): HubClient {
   return {
     endpoint,
 
-    async search(query, { limit = 20, signal } = {}) {
+    async search(query, { limit = defaultSearchLimit, signal } = {}) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
         throw new LmtabError(
           'invalid_request',
@@ -450,9 +453,9 @@ async function statusError(
     // Rate limited: the status and the wait travel, so callers can say "try again in N s".
     const retryAfter = Number(response.headers.get('Retry-After') ?? '');
     return new LmtabError(
-      'download_failed',
+      'hub_rate_limited',
       `The hub at ${endpoint} is rate-limiting requests: expected HTTP 200 for GET ${url}, got ${got}.`,
-      { status: 429, retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 60 },
+      { retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 60 },
     );
   }
   // Anything else (a 404 outside a repository, 5xx): the hub or HF_ENDPOINT is at fault.

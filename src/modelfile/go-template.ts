@@ -5,6 +5,9 @@ import { parseTemplateTree } from './go-template-parser.js';
 import { TemplateSource } from './go-template-source.js';
 import type { TemplateOrigin } from './go-template-source.js';
 
+/** Nodes and loop iterations a template may run: bounds a runaway `range`. */
+export const defaultMaxSteps = 1_000_000;
+
 /** Options of {@link GoTemplate.parse}: where the text sits, for `line:col` in error messages. */
 export type ParseTemplateOptions = TemplateOrigin;
 
@@ -12,7 +15,7 @@ export type ParseTemplateOptions = TemplateOrigin;
 export interface RenderTemplateOptions {
   /** Clock for Ollama's `currentDate` and `yesterdayDate`; default `() => new Date()`. */
   now?: () => Date;
-  /** Nodes and loop iterations run before rendering fails; default 1,000,000. */
+  /** Nodes and loop iterations run before rendering fails; default {@link defaultMaxSteps}. */
   maxSteps?: number;
 }
 
@@ -41,7 +44,7 @@ export class GoTemplate {
     return executeTemplate(this.root, data, this.text, {
       functions: templateFunctions,
       now: options.now ?? (() => new Date()),
-      maxSteps: options.maxSteps ?? 1_000_000,
+      maxSteps: options.maxSteps ?? defaultMaxSteps,
     });
   }
 

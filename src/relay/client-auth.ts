@@ -57,6 +57,5 @@ export function checkClientKey(
           'The key is printed by `lmtab serve` and shown in the Developer tab of the page it serves.'
       : 'The API key sent is not one of this relay’s keys: expected the key printed by ' +
           '`lmtab serve` (or one given with --api-key / LMTAB_API_KEY).',
-    { status: 401 },
   );
 }

@@ -29,7 +29,7 @@ export function decideCors(headers: IncomingHttpHeaders, origins: readonly strin
     kind: 'allowed',
     headers: {
       'Access-Control-Allow-Origin': any ? '*' : origin,
-      'Access-Control-Expose-Headers': 'Retry-After, Content-Type',
+      'Access-Control-Expose-Headers': 'Retry-After, Content-Type, X-Lmtab-Error-Code',
       Vary: 'Origin',
     },
   };

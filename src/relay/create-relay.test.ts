@@ -198,7 +198,7 @@ describe('createRelay with a tab on its WebSocket', () => {
       'data: {"error":{"message":"The engine tab disconnected from the relay before the answer was complete.","type":"server_error","param":null,"code":"no_engine"}}\n\n',
     );
     expect(await (await ndjson.response).text).toBe(
-      '{"error":"The engine tab disconnected from the relay before the answer was complete."}\n',
+      '{"error":"The engine tab disconnected from the relay before the answer was complete.","code":"no_engine"}\n',
     );
     // A JSON answer cut short must not look complete: the connection breaks instead.
     expect(await (await json.response).text).toMatch(/^\{"data":\[(<aborted>)?$/);
@@ -227,6 +227,24 @@ describe('createRelay with a tab on its WebSocket', () => {
     const answer = await queued.response;
     expect(answer.status).toBe(404);
     expect(JSON.parse(await answer.text)).toEqual({ error: 'No such model.' });
+  });
+
+  it('takes the slots a tab announces after it loaded a model', async () => {
+    await start();
+    const tab = await connectTab(4);
+    tab.send({ type: 'slots', capacity: 1 });
+    await expect.poll(() => relay!.stats().engines[0]?.capacity).toBe(1);
+    const calls = [call('/api/version'), call('/api/tags')];
+    const first = await tab.next('request');
+    await expect.poll(() => relay!.stats().waiting).toBe(1);
+    tab.send({ type: 'slots', capacity: 2 });
+    const second = await tab.next('request');
+    expect(relay!.stats().waiting).toBe(0);
+    for (const { id } of [first, second]) {
+      tab.send({ type: 'head', id, status: 200, headers: [] });
+      tab.send({ type: 'end', id });
+    }
+    for (const { response } of calls) expect((await response).status).toBe(200);
   });
 
   it('closes a tab that sends a malformed frame, and ignores frames for unknown ids', async () => {
@@ -335,7 +353,7 @@ describe('createRelay: who may join, call and read', () => {
     }
     const openAi = await raw('/v1/models', { ...evil, Origin: `http://evil.example:${port}` });
     expect(openAi.status).toBe(403);
-    expect(JSON.parse(openAi.body).error.code).toBe('unauthorized');
+    expect(JSON.parse(openAi.body).error.code).toBe('host_not_allowed');
     const ollama = await raw('/api/delete', evil, 'DELETE');
     expect(ollama.status).toBe(403);
     expect(JSON.parse(ollama.body).error).toContain('DNS rebinding');

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
+import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../api/default-limits.js';
 import { errorResponse } from '../api/wire-errors.js';
 import { isApiPath } from '../bridge/frames.js';
 import type { HeadlessState, RelayHealth, RelaySession } from '../bridge/relay-health.js';
@@ -22,37 +23,38 @@ import { forwardRequest, sendResponse, type RelayLogEntry } from './forward-requ
 import { hostName, isLoopbackName, isRelayHost } from './host-check.js';
 import { lanAddresses } from './lan-addresses.js';
 import { newSecret } from './relay-secret.js';
+import { defaultHeartbeatMs, defaultRelayHost, defaultRelayPort } from './relay-defaults.js';
 import { isolationHeaders, serveStatic } from './static-files.js';
 
 /** Options of {@link createRelay}. */
 export interface RelayOptions {
   /** Folder of the built app (`dist/`). */
   appDir: string;
-  /** Interface to listen on; default `127.0.0.1` (use `0.0.0.0` for the LAN). */
+  /** Interface to listen on; default {@link defaultRelayHost} (use `0.0.0.0` for the LAN). */
   host?: string;
-  /** Port; default 1234 (11434 serves Ollama clients); 0 picks a free one. */
+  /** Port; default {@link defaultRelayPort}; 0 picks a free one. */
   port?: number;
   /** lmtab's version, reported by `/health`. */
   version: string;
-  /** Requests that may wait for a free engine slot before 503 `engine_busy`; default 16. */
+  /** Requests that may wait for a free engine slot before 503 `engine_busy`; default {@link defaultQueueLimit}. */
   queueLimit?: number;
   /**
    * Page origins allowed to call the API (`*` for any: every site the user visits may then use the
    * engine); default none: same origin only. Never opens the engine socket.
    */
   corsOrigins?: readonly string[];
-  /** Largest request body in bytes before 413; default 32 MiB. */
+  /** Largest request body in bytes before 413; default {@link defaultMaxBodyBytes}. */
   maxBodyBytes?: number;
-  /** Largest model file uploaded to `/api/blobs/...` (Ollama's `create`); default 64 GiB. */
+  /** Largest model file uploaded to `/api/blobs/...` (Ollama's `create`); default {@link defaultMaxBlobBytes}. */
   maxBlobBytes?: number;
   /**
    * Starts an engine when a request finds none connected (the headless launcher); it gets the
    * app URL that makes a page connect to this relay, with the engine secret in its fragment. Without it such requests get 503 `no_engine`.
    */
   startEngine?: (engineUrl: string) => Promise<void>;
-  /** Milliseconds requests wait for a started engine to connect; default 120000. */
+  /** Milliseconds requests wait for a started engine to connect; default {@link defaultEngineWaitMs}. */
   engineWaitMs?: number;
-  /** Milliseconds between pings to engine tabs; one unanswered ping drops the tab. Default 15000. */
+  /** Milliseconds between pings to engine tabs; default {@link defaultHeartbeatMs}. */
   heartbeatMs?: number;
   /**
    * The secret engine tabs offer to join (see `loadOrCreateSecret`); default a random one made now.
@@ -66,7 +68,7 @@ export interface RelayOptions {
   /**
    * Milliseconds an engine may send nothing for a request (no head, no body piece) before the
    * request ends with `engine_timeout` and its slot is freed; counted once the request body is
-   * sent. Default 600000 (10 min: a long answer with `stream: false` sends nothing until done).
+   * sent. Default {@link defaultEngineTimeoutMs}.
    */
   engineTimeoutMs?: number;
   /** The headless engine's state, for `/health`, when the relay launches one. */
@@ -102,8 +104,8 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-const defaultMaxBodyBytes = 32 * 1024 * 1024;
-const defaultMaxBlobBytes = 64 * 1024 ** 3;
+/** Slots the relay believes one tab has at most, whatever it announces. */
+const maxEngineSlots = 64;
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -122,7 +124,7 @@ function localHost(host: string): string {
  */
 export async function createRelay(options: RelayOptions): Promise<Relay> {
   const appDir = resolve(options.appDir);
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? defaultRelayHost;
   const corsOrigins = options.corsOrigins ?? [];
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
@@ -172,12 +174,11 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     if (isRelayHost(header, { host, lanAddresses: lanAddresses(host), allowedHosts })) return;
     const name = hostName(header ?? '').slice(0, 256);
     return new LmtabError(
-      'unauthorized',
+      'host_not_allowed',
       `Requests for host "${name}" are refused: this relay answers only its own names ` +
         `(localhost, 127.0.0.1, ${host}${host === '0.0.0.0' || host === '::' ? ' and its LAN addresses' : ''}), ` +
         'so that a web page cannot reach it through DNS rebinding. If you reach it by this name ' +
         `on purpose, start the relay with --allowed-host ${name}.`,
-      { status: 403 },
     );
   };
 
@@ -224,11 +225,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       const cors = decideCors(request.headers, corsOrigins);
       if (cors.kind === 'refused') {
         const refusal = new LmtabError(
-          'unauthorized',
+          'origin_not_allowed',
           `Requests from pages at ${cors.origin} are not allowed: expected the relay's own ` +
             `origin${corsOrigins.length > 0 ? ` or one of ${corsOrigins.join(', ')}` : ''}. ` +
             `Start the relay with --cors-origin ${cors.origin} to allow them.`,
-          { status: 403 },
         );
         return sendResponse(errorResponse(pathname, refusal), response, isolationHeaders);
       }
@@ -326,12 +326,13 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       let joined = false;
       const engine: EngineSocket = attachEngineSocket(ws, {
         onHello: (hello) => {
-          const capacity = Math.min(hello.capacity, 64);
+          const capacity = Math.min(hello.capacity, maxEngineSlots);
           pool.add(engine, capacity);
           joined = true;
           const engines = pool.stats().engines.length;
           options.onEngine?.({ type: 'connected', engines, capacity, version: hello.version });
         },
+        onSlots: (capacity) => pool.resize(engine, Math.min(capacity, maxEngineSlots)),
         onClose: () => {
           pool.remove(engine);
           if (!joined) return;
@@ -348,12 +349,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         ws.ping();
       }
     }
-  }, options.heartbeatMs ?? 15_000);
+  }, options.heartbeatMs ?? defaultHeartbeatMs);
   heartbeat.unref();
 
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
-    server.listen(options.port ?? 1234, host, () => done());
+    server.listen(options.port ?? defaultRelayPort, host, () => done());
   });
   port = (server.address() as AddressInfo).port;
   return {

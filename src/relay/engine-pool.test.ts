@@ -49,6 +49,23 @@ describe('createEnginePool', () => {
     expect(pool.stats().engines[0].active).toBe(0);
   });
 
+  it('resizes an engine: more slots serve the queue at once, fewer stop new leases', async () => {
+    const pool = createEnginePool<string>();
+    pool.add('a', 1);
+    const held = await pool.acquire();
+    let granted = false;
+    const queued = pool.acquire().then((lease) => ((granted = true), lease));
+    await Promise.resolve();
+    expect(granted).toBe(false);
+    pool.resize('a', 2);
+    expect((await queued).engine).toBe('a');
+    pool.resize('a', 1);
+    held.release();
+    expect(pool.stats().engines[0]).toMatchObject({ capacity: 1, active: 1 });
+    pool.resize('gone', 3);
+    expect(pool.stats().engines).toHaveLength(1);
+  });
+
   it('answers no_engine with the hint when nothing is connected and nothing starts', async () => {
     const pool = createEnginePool<string>({ noEngineHint: 'Open the app.' });
     await expect(pool.acquire()).rejects.toThrow(

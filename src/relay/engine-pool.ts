@@ -1,8 +1,9 @@
 import { LmtabError, toLmtabError } from '../errors/index.js';
+import { defaultEngineWaitMs, defaultQueueLimit } from './relay-defaults.js';
 
 /** Options of {@link createEnginePool}. */
 export interface EnginePoolOptions {
-  /** Requests that may wait for a free slot; one more is refused with `engine_busy`. Default 16. */
+  /** Requests that may wait for a free slot; one more is refused with `engine_busy`. Default {@link defaultQueueLimit}. */
   queueLimit?: number;
   /**
    * Starts an engine when a request arrives and none is connected (the headless launcher); it
@@ -10,7 +11,7 @@ export interface EnginePoolOptions {
    * a request is refused with `no_engine` at once.
    */
   startEngine?: () => Promise<void>;
-  /** Milliseconds waiting requests give a started engine to connect; default 120000. */
+  /** Milliseconds waiting requests give a started engine to connect; default {@link defaultEngineWaitMs}. */
   engineWaitMs?: number;
   /** What a `no_engine` answer tells the person to do, e.g. "open http://...". */
   noEngineHint?: string;
@@ -35,6 +36,8 @@ export interface EnginePool<T> {
   add(engine: T, capacity: number): void;
   /** An engine that went away; its leases become no-ops. */
   remove(engine: T): void;
+  /** A connected engine that now serves `capacity` requests at once (its busy slots stay busy). */
+  resize(engine: T, capacity: number): void;
   /**
    * A slot on the least busy engine, waiting in the queue when all are full. Rejects with
    * `engine_busy` when the queue is full, `no_engine` when there is no engine (and none starts),
@@ -58,8 +61,8 @@ interface Waiter<T> {
 
 /** Creates the relay's scheduler: least busy engine first, then a bounded FIFO queue. */
 export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool<T> {
-  const queueLimit = options.queueLimit ?? 16;
-  const engineWaitMs = options.engineWaitMs ?? 120_000;
+  const queueLimit = options.queueLimit ?? defaultQueueLimit;
+  const engineWaitMs = options.engineWaitMs ?? defaultEngineWaitMs;
   const engines = new Map<T, Slots<T>>();
   const waiters: Waiter<T>[] = [];
   let starting = false;
@@ -151,6 +154,12 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
     remove(engine) {
       engines.delete(engine);
       awaitEngine();
+    },
+    resize(engine, capacity) {
+      const slots = engines.get(engine);
+      if (slots === undefined) return;
+      slots.capacity = capacity;
+      drain();
     },
     acquire({ signal } = {}) {
       if (signal?.aborted) {

@@ -24,6 +24,8 @@ export interface Exchange {
 export interface EngineSocketOptions {
   /** The tab introduced itself: it may now receive requests. */
   onHello(hello: HelloFrame): void;
+  /** The tab's engine now serves `capacity` requests at once (after its hello). */
+  onSlots?(capacity: number): void;
   /** The socket closed; every open exchange has already been told. */
   onClose(): void;
 }
@@ -82,6 +84,10 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
         options.onHello(frame);
       }
       greeted = true;
+      return;
+    }
+    if (frame.type === 'slots') {
+      if (greeted) options.onSlots?.(frame.capacity);
       return;
     }
     const exchange = exchanges.get(frame.id);

@@ -10,6 +10,7 @@ import { readModelName } from '../bridge/read-model-name.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
+import { defaultAbortGraceMs, defaultEngineTimeoutMs } from './relay-defaults.js';
 import { sendBody, type BodySender } from './send-body.js';
 
 /** One line of the relay's request log. */
@@ -38,10 +39,11 @@ export interface ForwardOptions {
   headers: Record<string, string>;
   /**
    * Milliseconds the tab may send nothing (no head, no body piece) once the request body is sent;
-   * then the request ends with `engine_timeout` and its slot is freed. Default 600000.
+   * then the request ends with `engine_timeout` and its slot is freed. Default
+   * {@link defaultEngineTimeoutMs}.
    */
   engineTimeoutMs?: number;
-  /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway; default 5000. */
+  /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway; default {@link defaultAbortGraceMs}. */
   abortGraceMs?: number;
   /** Epoch milliseconds now; default `Date.now`. */
   clock?: () => number;
@@ -162,7 +164,7 @@ export async function forwardRequest(
   let contentType = '';
   let grace: ReturnType<typeof setTimeout> | undefined;
   let silence: ReturnType<typeof setTimeout> | undefined;
-  const engineTimeoutMs = options.engineTimeoutMs ?? 600_000;
+  const engineTimeoutMs = options.engineTimeoutMs ?? defaultEngineTimeoutMs;
 
   const finish = () => {
     if (state === 'over') return;
@@ -257,7 +259,7 @@ export async function forwardRequest(
   client.signal.addEventListener('abort', () => {
     if (state === 'over') return;
     socket.abort(id);
-    grace = setTimeout(finish, options.abortGraceMs ?? 5000);
+    grace = setTimeout(finish, options.abortGraceMs ?? defaultAbortGraceMs);
   });
 
   let received = 0;

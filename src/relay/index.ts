@@ -7,3 +7,9 @@ export { loadOrCreateSecret, newSecret } from './relay-secret.js';
 export { checkClientKey, presentedKey, type ClientKeys } from './client-auth.js';
 export { isLoopbackName, isRelayHost } from './host-check.js';
 export { lanAddresses } from './lan-addresses.js';
+export {
+  defaultEngineTimeoutMs,
+  defaultQueueLimit,
+  defaultRelayHost,
+  defaultRelayPort,
+} from './relay-defaults.js';

@@ -5,6 +5,9 @@ import type { DownloadOptions, DownloadRequest, DownloadStore } from './download
 import type { ModelRecord } from './model-record.js';
 import { resumeRequest } from './resume-request.js';
 
+/** Milliseconds a download keeps asking for its lock on start (a reload's page may hold it). */
+export const defaultLockWaitMs = 5000;
+
 /** Where a download stands. */
 export type DownloadStatus = 'downloading' | 'retrying' | 'paused' | 'failed' | 'done';
 
@@ -42,7 +45,7 @@ export interface DownloadManagerOptions extends Omit<DownloadOptions, 'signal' |
   autoResume?: boolean;
   /**
    * Milliseconds to keep asking for a download's lock on start, when the previous page (a reload)
-   * has not let it go yet; default 5000.
+   * has not let it go yet; default {@link defaultLockWaitMs}.
    */
   lockWaitMs?: number;
 }
@@ -169,7 +172,7 @@ export class DownloadManager extends EventTarget {
       };
       this.entries.set(record.id, entry);
       if ((this.options.autoResume ?? true) && record.paused !== true) {
-        this.run(entry, this.options.lockWaitMs ?? 5000);
+        this.run(entry, this.options.lockWaitMs ?? defaultLockWaitMs);
       }
     }
     this.changed();
@@ -234,11 +237,11 @@ export class DownloadManager extends EventTarget {
         const failure = toLmtabError(error, 'download_failed');
         if (signal.aborted) return;
         // After a reload the previous page may hold the lock for a moment longer.
-        if (failure.code === 'engine_busy' && Date.now() < deadline) {
+        if (failure.code === 'already_downloading' && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 250));
           continue;
         }
-        if (failure.code === 'engine_busy') {
+        if (failure.code === 'already_downloading') {
           // Another tab (or an /api/pull) has it: not a failure of the download itself.
           this.update(entry, { status: 'paused', note: failure.message });
           return;

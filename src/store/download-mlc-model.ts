@@ -5,6 +5,8 @@ import { isComplete } from './model-record.js';
 import type { ModelStore, StoreProgress } from './store.js';
 import { ensureSpace } from './storage-space.js';
 
+import { defaultChunkSize } from './idb-model-store.js';
+
 /** An MLC model to download: an entry of web-llm's catalog, in lmtab's words. */
 export type MlcModelSpec = Omit<MlcSource, 'kind' | 'libFile' | 'manifestFile'> & {
   /** `mlc-model-manifest.json` (relative to the model URL) for models web-llm loads through one. */
@@ -16,7 +18,7 @@ export interface DownloadMlcOptions {
   signal?: AbortSignal;
   /** Fetches the artifacts; default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
-  /** Bytes per stored chunk; default 16 MiB. */
+  /** Bytes per stored chunk; default {@link defaultChunkSize}. */
   chunkSize?: number;
   /** Clock for timestamps; default `Date.now`. */
   clock?: () => number;
@@ -47,7 +49,6 @@ interface PlannedFile {
   bytes?: Uint8Array;
 }
 
-const defaultChunkSize = 16 * 1024 * 1024;
 const progressStep = 256 * 1024;
 
 /** A Hugging Face model URL as web-llm resolves it: `.../resolve/main/` appended when missing. */

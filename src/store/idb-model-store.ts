@@ -14,11 +14,14 @@ import type {
 } from './store.js';
 import { ensureSpace, formatBytes } from './storage-space.js';
 
+/** Bytes per stored chunk of a model file, for every writer of the store. */
+export const defaultChunkSize = 16 * 1024 * 1024;
+
 /** Options of {@link createIdbModelStore}. */
 export interface IdbModelStoreOptions {
   /** IndexedDB database name prefix; default `lmtab`. Tests use their own to stay apart. */
   name?: string;
-  /** Bytes per stored chunk; default 16 MiB (a cut download resumes from the last whole chunk). */
+  /** Bytes per stored chunk; default {@link defaultChunkSize} (a cut download resumes from the last whole chunk). */
   chunkSize?: number;
   /** Clock for timestamps; default `Date.now`. */
   clock?: () => number;
@@ -39,7 +42,7 @@ export function modelIdFromFileName(fileName: string): string {
  */
 export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelStore & ChunkWriter {
   const name = options.name ?? 'lmtab';
-  const chunkSize = options.chunkSize ?? 16 * 1024 * 1024;
+  const chunkSize = options.chunkSize ?? defaultChunkSize;
   const clock = options.clock ?? Date.now;
   const records: UseStore = createStore(`${name}-models`, 'records');
   const chunks: UseStore = createStore(`${name}-chunks`, 'chunks');

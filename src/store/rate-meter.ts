@@ -1,8 +1,11 @@
+/** The history a download rate averages over, and the least that gives one. */
+export const rateMeterDefaults = { windowMs: 5000, minSpanMs: 500 } as const;
+
 /** Options of {@link RateMeter}. */
 export interface RateMeterOptions {
-  /** Milliseconds of history the rate averages over; default 5000. */
+  /** Milliseconds of history the rate averages over; default in {@link rateMeterDefaults}. */
   windowMs?: number;
-  /** Shortest history that gives a rate, in milliseconds; default 500. */
+  /** Shortest history that gives a rate, in milliseconds; default in {@link rateMeterDefaults}. */
   minSpanMs?: number;
 }
 
@@ -14,8 +17,8 @@ export class RateMeter {
   private readonly minSpanMs: number;
 
   constructor(options: RateMeterOptions = {}) {
-    this.windowMs = options.windowMs ?? 5000;
-    this.minSpanMs = options.minSpanMs ?? 500;
+    this.windowMs = options.windowMs ?? rateMeterDefaults.windowMs;
+    this.minSpanMs = options.minSpanMs ?? rateMeterDefaults.minSpanMs;
   }
 
   /** Records `bytes` more arriving at time `at` (milliseconds). */

@@ -1,24 +1,8 @@
+import type { ChatCompletionChunk } from './client/api-client.js';
 import type { TurnToolCall } from './conversation.js';
 
-/** A streamed tool-call piece: the first of an index carries the id and name, later ones arguments. */
-interface ToolCallDelta {
-  index: number;
-  id?: string;
-  type?: 'function';
-  function?: { name?: string; arguments?: string };
-}
-
-/** The `chat.completion.chunk` fields the Chat tab reads. */
-export interface ChatChunk {
-  choices?: Array<{
-    delta?: {
-      content?: string | null;
-      reasoning_content?: string | null;
-      tool_calls?: ToolCallDelta[] | null;
-    };
-    finish_reason?: string | null;
-  }>;
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+/** The `chat.completion.chunk` fields the Chat tab reads (an error event too, when given one). */
+export interface ChatChunk extends ChatCompletionChunk {
   error?: { message: string; code?: string | null };
 }
 

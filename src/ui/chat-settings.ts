@@ -36,7 +36,7 @@ export const exampleJsonSchema = `{
   "type": "object",
   "properties": {
     "answer": { "type": "string" },
-    "confidence": { "type": "number", "minimum": 0, "maximum": 1 }
+    "confidence": { "type": "integer", "minimum": 0, "maximum": 100 }
   },
   "required": ["answer", "confidence"],
   "additionalProperties": false

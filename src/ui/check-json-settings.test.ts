@@ -113,3 +113,29 @@ describe('checkToolsText', () => {
     });
   });
 });
+
+describe('the server’s own schema check', () => {
+  it('refuses in the editor what the server would refuse under strict', () => {
+    const result = checkJsonSchemaText(
+      '{"type": "object", "properties": {"score": {"type": "number", "minimum": 0}}}',
+    );
+    expect(result).toEqual({
+      ok: false,
+      error: expect.stringMatching(/"minimum" can be enforced only on "type": "integer"/),
+    });
+    expect(checkJsonSchemaText('{"type": "string", "format": "email"}')).toMatchObject({
+      ok: false,
+    });
+  });
+
+  it('takes a tool without strict as the server does, leniently', () => {
+    const lenient = checkToolsText(
+      '[{"name": "a", "parameters": {"type": "object", "properties": {"n": {"type": "number", "minimum": 0}}}}]',
+    );
+    expect(lenient.ok).toBe(true);
+    const remote = checkToolsText(
+      '[{"name": "a", "parameters": {"$ref": "https://example.com/schema.json"}}]',
+    );
+    expect(remote).toMatchObject({ ok: false, error: expect.stringMatching(/^Tool 1: /) });
+  });
+});

@@ -1,3 +1,5 @@
+import { assertEnforceableSchema } from '../api/index.js';
+
 /** A JSON Schema object as the Chat tab sends it. */
 export type JsonSchemaObject = Record<string, unknown>;
 
@@ -88,9 +90,23 @@ function schemaProblem(schema: unknown, path: string): string | undefined {
 }
 
 /**
+ * What the server refuses in a schema, by the server's own check (`assertEnforceableSchema`):
+ * `strict` as the Chat tab sends structured output, lenient for tools it sends without `strict`.
+ */
+function serverProblem(schema: unknown, param: string, lenient: boolean): string | undefined {
+  try {
+    assertEnforceableSchema(schema, param, { lenient });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
  * Checks the Structured output editor: the text must be JSON, a schema object (as OpenAI's
- * `json_schema` takes), and its keywords must have the shapes JSON Schema gives them. The message
- * says where (a JSON pointer such as `/properties/age/type`) and what was expected.
+ * `json_schema` takes), its keywords must have the shapes JSON Schema gives them (the message
+ * says where, as a JSON pointer such as `/properties/age/type`, and what was expected), and the
+ * server must be able to enforce it: its own check runs here, so what passes is what it takes.
  */
 export function checkJsonSchemaText(text: string): JsonCheck<JsonSchemaObject> {
   const parsed = parseJson(text);
@@ -98,8 +114,10 @@ export function checkJsonSchemaText(text: string): JsonCheck<JsonSchemaObject> {
   if (!isObject(parsed.value)) {
     return { ok: false, error: `Expected a JSON Schema object, got ${kind(parsed.value)}.` };
   }
-  const problem = schemaProblem(parsed.value, '');
-  if (problem !== undefined) return { ok: false, error: problem.replace(/^: /, '') };
+  const problem =
+    schemaProblem(parsed.value, '')?.replace(/^: /, '') ??
+    serverProblem(parsed.value, 'response_format.json_schema.schema', false);
+  if (problem !== undefined) return { ok: false, error: problem };
   return { ok: true, value: parsed.value };
 }
 
@@ -151,7 +169,9 @@ export function checkToolsText(text: string): JsonCheck<WireTool[]> {
         error: `${at}: parameters must be a schema object, got ${kind(parameters)}.`,
       };
     }
-    const problem = schemaProblem(parameters, '/parameters');
+    const problem =
+      schemaProblem(parameters, '/parameters') ??
+      serverProblem(parameters, `tools[${i}].function.parameters`, true);
     if (problem !== undefined) return { ok: false, error: `${at}: ${problem}` };
     tools.push({
       type: 'function',

@@ -9,9 +9,7 @@ describe('hubProblem', () => {
     expect(hubProblem(failed).kind).toBe('unreachable');
     expect(hubProblem(new LmtabError('unauthorized', 'gated')).kind).toBe('gated');
     expect(hubProblem(new LmtabError('model_not_found', 'gone')).kind).toBe('not-found');
-    const limited = hubProblem(
-      new LmtabError('download_failed', 'slow down', { status: 429, retryAfter: 30 }),
-    );
+    const limited = hubProblem(new LmtabError('hub_rate_limited', 'slow down', { retryAfter: 30 }));
     expect(limited).toMatchObject({ kind: 'rate-limited', detail: 'slow down' });
     expect(limited.advice).toMatch(/^Wait 30 s, then retry/);
   });

@@ -7,18 +7,25 @@ export interface HubProblem {
   advice: string;
   /** The error's own message, naming the URL and the answer. */
   detail: string;
+  /** The error's code, shown beside the message, when it has one. */
+  code?: string;
 }
 
 /** The parts of an error (an `LmtabError`, usually) a hub problem is told from. */
 interface ErrorLike {
   code?: LmtabErrorCode | string;
-  status?: number;
   retryAfter?: number;
   message?: string;
 }
 
-/** Tells a failed hub call's kind by its code and status (never its message) and the network. */
+/** Tells a failed hub call's kind by its code (never its message) and the network. */
 export function hubProblem(error: unknown, online = true): HubProblem {
+  const problem = classify(error, online);
+  const code = (error as ErrorLike | null)?.code;
+  return typeof code === 'string' ? { ...problem, code } : problem;
+}
+
+function classify(error: unknown, online: boolean): HubProblem {
   const e = (typeof error === 'object' && error !== null ? error : {}) as ErrorLike;
   const detail = typeof e.message === 'string' ? e.message : String(error);
   if (!online) {
@@ -30,7 +37,7 @@ export function hubProblem(error: unknown, online = true): HubProblem {
       detail,
     };
   }
-  if (e.status === 429) {
+  if (e.code === 'hub_rate_limited') {
     const wait = e.retryAfter === undefined ? 'a minute' : `${Math.ceil(e.retryAfter)} s`;
     return {
       kind: 'rate-limited',

@@ -4,7 +4,9 @@ import type { DownloadManager, DownloadState, ModelRecord, ModelStore } from '..
 import { controlStyles } from './control-styles.js';
 import type { ConversationStore } from './conversation-store.js';
 import { engineGpu } from './device-fit.js';
-import { fetchEngineStatus, type EngineStatus } from './fetch-engine-status.js';
+import type { EngineStatusBody } from '../api/index.js';
+import { createApiClient } from './client/api-client.js';
+import { failureText } from './client/failure-text.js';
 import { icons } from './icons.js';
 import './lmtab-chat-view.js';
 import './lmtab-developer-view.js';
@@ -74,7 +76,7 @@ export class LmtabApp extends LitElement {
   /** Whether this tab runs the engine (the `data-engine-host` attribute `main.ts` sets). */
   declare host: boolean;
   declare models: ModelRecord[];
-  declare engine: EngineStatus | undefined;
+  declare engine: EngineStatusBody | undefined;
   declare engineError: string;
   /** Why the stored models could not be listed. */
   declare modelsError: string;
@@ -93,6 +95,8 @@ export class LmtabApp extends LitElement {
   };
   /** A new version of the app waiting or active, shown by the update banner. */
   declare updateState: UpdateState;
+  /** The page's one client of its own API, handed to the tabs. */
+  private readonly api = createApiClient();
 
   constructor() {
     super();
@@ -407,10 +411,10 @@ export class LmtabApp extends LitElement {
 
   private async refreshEngine() {
     try {
-      this.engine = await fetchEngineStatus();
+      this.engine = await this.api.engineStatus();
       this.engineError = '';
     } catch (error) {
-      this.engineError = error instanceof Error ? error.message : String(error);
+      this.engineError = failureText(error);
     }
   }
 
@@ -525,6 +529,7 @@ export class LmtabApp extends LitElement {
             html`<lmtab-chat-view
               .models=${this.models}
               .conversations=${this.conversations}
+              .api=${this.api}
               ?active=${this.tab === 'chat'}
             ></lmtab-chat-view>`,
         )}
@@ -532,6 +537,7 @@ export class LmtabApp extends LitElement {
           'developer',
           () =>
             html`<lmtab-developer-view
+              .api=${this.api}
               .engineHost=${this.engineHost}
               .relayServer=${this.relayServer}
               ?is-host=${this.host}
@@ -543,6 +549,7 @@ export class LmtabApp extends LitElement {
           () =>
             html`<lmtab-models-view
               .store=${this.store}
+              .api=${this.api}
               .models=${this.models}
               ?active=${this.tab === 'models'}
             ></lmtab-models-view>`,

@@ -1,7 +1,6 @@
 import { LitElement, html, nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ModelRecord } from '../store/index.js';
-import { answerStats } from './answer-stats.js';
 import type { AnswerSoFar } from './apply-chat-chunk.js';
 import { chatViewStyles } from './chat-view-styles.js';
 import { buildChatRequest, settingsProblem, type ChatRequestBody } from './build-chat-request.js';
@@ -9,11 +8,11 @@ import { defaultChatSettings, type ChatSettings } from './chat-settings.js';
 import { controlStyles } from './control-styles.js';
 import type { ChatTurn, Conversation, TurnToolCall } from './conversation.js';
 import type { ConversationStore } from './conversation-store.js';
-import { fetchEngineStatus } from './fetch-engine-status.js';
+import { createApiClient, type ApiClient } from './client/api-client.js';
+import { failureText } from './client/failure-text.js';
 import { icons } from './icons.js';
 import type { LmtabChatComposer } from './lmtab-chat-composer.js';
 import type { ModelLoad } from './lmtab-model-picker.js';
-import { readApiError } from './read-api-error.js';
 import { streamChatAnswer } from './stream-chat-answer.js';
 import './lmtab-chat-composer.js';
 import './lmtab-chat-message.js';
@@ -26,10 +25,6 @@ import { isEmbeddingOnly } from '../engine/index.js';
 const newTitle = 'New chat';
 /** Seconds between checks of which models the engine holds, while the tab shows. */
 const residentPollMs = 15_000;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The model to offer first: the chat model used last, else the newest (never an embedding model). */
 function preferredModel(all: ModelRecord[]): string {
@@ -76,6 +71,7 @@ export class LmtabChatView extends LitElement {
   static override properties = {
     models: { attribute: false },
     conversations: { attribute: false },
+    api: { attribute: false },
     active: { type: Boolean },
     list: { state: true },
     currentId: { state: true },
@@ -93,6 +89,8 @@ export class LmtabChatView extends LitElement {
   declare models: ModelRecord[];
   /** Where conversations are saved; without one they last until the page closes. */
   declare conversations: ConversationStore | undefined;
+  /** The page's API: loads, unloads, answers and the engine's resident models. */
+  declare api: ApiClient;
   /** Whether the tab shows (it checks the engine only then). */
   declare active: boolean;
   declare list: Conversation[];
@@ -116,6 +114,7 @@ export class LmtabChatView extends LitElement {
 
   constructor() {
     super();
+    this.api = createApiClient();
     this.models = [];
     this.active = false;
     this.list = [];
@@ -192,7 +191,7 @@ export class LmtabChatView extends LitElement {
 
   private async refreshResident() {
     try {
-      const status = await fetchEngineStatus();
+      const status = await this.api.engineStatus();
       this.resident = status.loaded.map((l) => l.model);
     } catch {
       // The engine is restarting or another tab is taking over: the next check will tell.
@@ -205,7 +204,7 @@ export class LmtabChatView extends LitElement {
     try {
       saved = (await store?.list()) ?? [];
     } catch (error) {
-      this.notice = `Saved chats could not be read: ${errorText(error)}`;
+      this.notice = `Saved chats could not be read: ${failureText(error)}`;
     }
     // Keep a conversation started before the saved ones arrived.
     const unsaved = this.list.filter((c) => !saved.some((s) => s.id === c.id));
@@ -220,7 +219,7 @@ export class LmtabChatView extends LitElement {
     try {
       await this.conversations?.save(conversation);
     } catch (error) {
-      this.notice = `This chat could not be saved: ${errorText(error)}`;
+      this.notice = `This chat could not be saved: ${failureText(error)}`;
     }
   }
 
@@ -269,7 +268,7 @@ export class LmtabChatView extends LitElement {
     try {
       await this.conversations?.delete(id);
     } catch (error) {
-      this.notice = `The chat could not be deleted: ${errorText(error)}`;
+      this.notice = `The chat could not be deleted: ${failureText(error)}`;
     }
     if (this.currentId === id) {
       if (this.list.length > 0) this.currentId = this.list[0]!.id;
@@ -312,15 +311,7 @@ export class LmtabChatView extends LitElement {
     const startedAt = performance.now();
     this.load = { model, phase: 'loading', startedAt };
     try {
-      // A generate request without a prompt loads the model, as Ollama's does.
-      const response = await fetch('/api/generate', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model, stream: false }),
-        signal: controller.signal,
-      });
-      if (!response.ok) throw new Error(await readApiError(response));
-      await response.json();
+      await this.api.loadModel(model, { signal: controller.signal });
       const ms = performance.now() - startedAt;
       await this.refreshResident();
       if (this.loadController === controller) this.load = { model, phase: 'loaded', startedAt, ms };
@@ -330,23 +321,17 @@ export class LmtabChatView extends LitElement {
         model,
         phase: 'error',
         startedAt,
-        error: `Loading ${model} failed: ${errorText(error)}`,
+        error: `Loading ${model} failed: ${failureText(error)}`,
       };
     }
   }
 
   private async ejectModel(model: string) {
     try {
-      const response = await fetch('/api/generate', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model, keep_alive: 0, stream: false }),
-      });
-      if (!response.ok) throw new Error(await readApiError(response));
-      await response.json();
+      await this.api.unloadModel(model);
       this.load = undefined;
     } catch (error) {
-      this.notice = `${model} could not be unloaded: ${errorText(error)}`;
+      this.notice = `${model} could not be unloaded: ${failureText(error)}`;
     }
     await this.refreshResident();
   }
@@ -400,7 +385,7 @@ export class LmtabChatView extends LitElement {
     try {
       body = buildChatRequest(model, settings, conversation.turns);
     } catch (error) {
-      this.notice = errorText(error);
+      this.notice = failureText(error);
       return;
     }
     const answer: ChatTurn = { id: crypto.randomUUID(), role: 'assistant', content: '', model };
@@ -411,6 +396,7 @@ export class LmtabChatView extends LitElement {
     this.controller = controller;
     let frame = 0;
     const streamed = await streamChatAnswer(body, {
+      api: this.api,
       signal: controller.signal,
       onPiece: (so) => {
         // One render per frame however fast tokens come: the engine needs the CPU more.
@@ -422,8 +408,7 @@ export class LmtabChatView extends LitElement {
       },
     });
     cancelAnimationFrame(frame);
-    const { error, stopped } = streamed;
-    const stats = answerStats(streamed.timing, { ...streamed.answer, stopped });
+    const { error, stats } = streamed;
     this.patch(conversationId, (c) => ({
       ...c,
       updatedAt: Date.now(),

@@ -1,7 +1,9 @@
 import { LitElement, css, html } from 'lit';
 import type { EngineHostHandle } from '../bridge/index.js';
 import { controlStyles, pageStyles } from './control-styles.js';
-import { fetchEngineStatus, type EngineStatus } from './fetch-engine-status.js';
+import type { EngineStatusBody } from '../api/index.js';
+import { createApiClient, type ApiClient } from './client/api-client.js';
+import { failureText } from './client/failure-text.js';
 import './lmtab-engine-panel.js';
 import './lmtab-load-settings.js';
 import './lmtab-server-panel.js';
@@ -18,6 +20,7 @@ export class LmtabDeveloperView extends LitElement {
   static override properties = {
     engineHost: { attribute: false },
     relayServer: { attribute: false },
+    api: { attribute: false },
     active: { type: Boolean },
     isHost: { type: Boolean, attribute: 'is-host' },
     status: { state: true },
@@ -32,12 +35,15 @@ export class LmtabDeveloperView extends LitElement {
   declare active: boolean;
   /** Whether this tab runs the engine. */
   declare isHost: boolean;
-  declare status: EngineStatus | undefined;
+  /** The page's API (the engine's status). */
+  declare api: ApiClient;
+  declare status: EngineStatusBody | undefined;
   declare error: string;
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor() {
     super();
+    this.api = createApiClient();
     this.active = false;
     this.isHost = false;
     this.error = '';
@@ -100,10 +106,10 @@ export class LmtabDeveloperView extends LitElement {
 
   private async refresh() {
     try {
-      this.status = await fetchEngineStatus();
+      this.status = await this.api.engineStatus();
       this.error = '';
     } catch (error) {
-      this.error = `The engine did not answer: ${error instanceof Error ? error.message : String(error)}`;
+      this.error = `The engine did not answer: ${failureText(error)}`;
     }
   }
 

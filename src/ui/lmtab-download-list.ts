@@ -2,6 +2,7 @@ import { LitElement, css, html } from 'lit';
 import type { DownloadState } from '../store/index.js';
 import { formatBytes } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
+import { failureLine } from './client/failure-text.js';
 import { formatDuration } from './format-duration.js';
 
 /** What a button of the list asks for. */
@@ -129,7 +130,7 @@ export class LmtabDownloadList extends LitElement {
         ></progress>
         <span class="numbers" data-testid="download-numbers">${this.numbers(d)}</span>
         ${d.note ? html`<span class="note">${d.note}</span>` : null}
-        ${d.error ? html`<p class="error" role="alert">${d.error.message}</p>` : null}
+        ${d.error ? html`<p class="error" role="alert">${failureLine(d.error)}</p>` : null}
         <div class="buttons">
           ${
             active

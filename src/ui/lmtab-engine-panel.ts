@@ -1,7 +1,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { formatBytes } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
-import type { EngineStatus } from './fetch-engine-status.js';
+import type { EngineStatusBody } from '../api/index.js';
 import { icons } from './icons.js';
 import './lmtab-gpu-details.js';
 
@@ -17,7 +17,7 @@ export class LmtabEnginePanel extends LitElement {
   };
 
   /** What `GET /api/lmtab/engine` answered. */
-  declare status: EngineStatus | undefined;
+  declare status: EngineStatusBody | undefined;
   /** Why the engine could not be asked. */
   declare error: string;
 
@@ -100,7 +100,7 @@ export class LmtabEnginePanel extends LitElement {
     `,
   ];
 
-  private renderLoaded(status: EngineStatus) {
+  private renderLoaded(status: EngineStatusBody) {
     if (status.loaded.length === 0) {
       return html`<p class="none muted">No model is loaded; the first request loads one.</p>`;
     }

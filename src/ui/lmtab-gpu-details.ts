@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { KeyGpuLimit } from '../engine/index.js';
-import type { EngineStatus } from './fetch-engine-status.js';
+import type { EngineStatusBody as EngineStatus } from '../api/index.js';
 
 /** Limits counted in bytes (the others are counts). */
 const byteLimits = new Set<KeyGpuLimit>([

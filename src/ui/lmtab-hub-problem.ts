@@ -76,7 +76,7 @@ export class LmtabHubProblem extends LitElement {
       <div>
         <strong>${p.title}</strong>
         <p>${p.advice}</p>
-        <p class="detail">${p.detail}</p>
+        <p class="detail">${p.code === undefined ? p.detail : `${p.detail} (${p.code})`}</p>
         <div class="actions">
           <button class="small primary" ?disabled=${this.busy} @click=${() => this.fire('retry')}>
             ${icons.refresh} Retry

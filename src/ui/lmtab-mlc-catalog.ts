@@ -4,7 +4,7 @@ import prebuiltAppConfig from 'virtual:web-llm-catalog';
 import { mlcCatalog, mlcUnsupportedReason } from '../engine/index.js';
 import type { MlcCatalogEntry } from '../engine/index.js';
 import { controlStyles } from './control-styles.js';
-import { fetchEngineStatus } from './fetch-engine-status.js';
+import { createApiClient } from './client/api-client.js';
 import { downloadMlcModel, formatBytes, isComplete } from '../store/index.js';
 import type { ChunkWriter, ModelRecord, ModelStore } from '../store/index.js';
 
@@ -19,9 +19,9 @@ export interface AdapterOnOffer {
  * engine rather than `navigator.gpu` keeps to one probe per page: on a machine without an adapter
  * each `requestAdapter()` prints Chromium's "No available adapters." warning.
  */
-export async function adapterOfEngine(): Promise<AdapterOnOffer> {
+export async function adapterOfEngine(api = createApiClient()): Promise<AdapterOnOffer> {
   try {
-    const { gpu } = await fetchEngineStatus();
+    const { gpu } = await api.engineStatus();
     return gpu ? { adapter: gpu.adapter, features: gpu.features } : {};
   } catch {
     // No engine answers (yet): no catalog rather than one that cannot run.

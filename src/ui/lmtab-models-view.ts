@@ -7,7 +7,8 @@ import { controlStyles, pageStyles } from './control-styles.js';
 import { formatParameterCount } from './format-parameter-count.js';
 import { formatRelativeTime } from './format-relative-time.js';
 import { icons } from './icons.js';
-import { readApiError } from './read-api-error.js';
+import { createApiClient, type ApiClient } from './client/api-client.js';
+import { failureText } from './client/failure-text.js';
 import './lmtab-confirm-dialog.js';
 import './lmtab-model-import.js';
 
@@ -34,6 +35,7 @@ function sourceText(record: ModelRecord): string {
 export class LmtabModelsView extends LitElement {
   static override properties = {
     store: { attribute: false },
+    api: { attribute: false },
     models: { attribute: false },
     active: { type: Boolean },
     storage: { state: true },
@@ -44,6 +46,8 @@ export class LmtabModelsView extends LitElement {
 
   /** The page's model store (the import writes to it). */
   declare store: ModelStore | undefined;
+  /** The page's API (deletes go through it, so the engine unloads first). */
+  declare api: ApiClient;
   /** The stored models, newest first. */
   declare models: ModelRecord[];
   /** Whether the tab shows (storage is measured then). */
@@ -56,6 +60,7 @@ export class LmtabModelsView extends LitElement {
 
   constructor() {
     super();
+    this.api = createApiClient();
     this.models = [];
     this.active = false;
     this.deleting = false;
@@ -226,12 +231,7 @@ export class LmtabModelsView extends LitElement {
     this.error = '';
     try {
       // Through the API, so the engine unloads the model before its files go.
-      const response = await fetch('/api/delete', {
-        method: 'DELETE',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model: record.id }),
-      });
-      if (!response.ok) throw new Error(await readApiError(response));
+      await this.api.deleteModel(record.id);
       this.dispatchEvent(
         new CustomEvent('models-changed', {
           detail: { deleted: record.id },
@@ -240,7 +240,7 @@ export class LmtabModelsView extends LitElement {
         }),
       );
     } catch (error) {
-      this.error = `${record.id} could not be deleted: ${error instanceof Error ? error.message : String(error)}`;
+      this.error = `${record.id} could not be deleted: ${failureText(error)}`;
     } finally {
       this.deleting = false;
       this.pending = undefined;

@@ -1,8 +1,8 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { controlStyles } from './control-styles.js';
 import { icons } from './icons.js';
-import { readApiError } from './read-api-error.js';
-import { readSse } from './read-sse.js';
+import { createApiClient, type ApiClient } from './client/api-client.js';
+import { streamChatAnswer } from './stream-chat-answer.js';
 import './lmtab-markdown.js';
 
 /** One turn of a quick chat. */
@@ -12,12 +12,6 @@ interface QuickTurn {
   error?: string;
   /** `N tokens · X tok/s`, once an answer is complete. */
   stats?: string;
-}
-
-interface ChatChunk {
-  choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
-  usage?: { completion_tokens?: number };
-  error?: { message: string };
 }
 
 /** Tokens an answer may take here: enough for a real reply, bounded for a first try. */
@@ -32,6 +26,7 @@ export class LmtabQuickChat extends LitElement {
   static override properties = {
     model: { type: String },
     label: { type: String },
+    api: { attribute: false },
     turns: { state: true },
     busy: { state: true },
   };
@@ -40,12 +35,15 @@ export class LmtabQuickChat extends LitElement {
   declare model: string;
   /** Its name for people. */
   declare label: string;
+  /** The page's API. */
+  declare api: ApiClient;
   declare turns: QuickTurn[];
   declare busy: boolean;
   private controller: AbortController | undefined;
 
   constructor() {
     super();
+    this.api = createApiClient();
     this.model = '';
     this.label = '';
     this.turns = [];
@@ -172,47 +170,31 @@ export class LmtabQuickChat extends LitElement {
     this.busy = true;
     const controller = new AbortController();
     this.controller = controller;
-    const started = performance.now();
-    let content = '';
-    let chunks = 0;
-    let tokens: number | undefined;
-    try {
-      const response = await fetch('/v1/chat/completions', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          model: this.model,
-          messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          max_tokens: maxTokens,
-        }),
+    // The Chat tab's streaming loop and its tok/s, so one model shows one speed.
+    const streamed = await streamChatAnswer(
+      {
+        model: this.model,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        max_tokens: maxTokens,
+      },
+      {
+        api: this.api,
         signal: controller.signal,
-      });
-      if (!response.ok || !response.body) throw new Error(await readApiError(response));
-      for await (const chunk of readSse<ChatChunk>(response.body)) {
-        if (chunk.error) throw new Error(chunk.error.message);
-        const delta = chunk.choices?.[0]?.delta?.content ?? '';
-        if (delta !== '') {
-          content += delta;
-          chunks += 1;
-          this.setLast({ content });
-        }
-        tokens = chunk.usage?.completion_tokens ?? tokens;
-      }
-      const seconds = (performance.now() - started) / 1000;
-      const count = tokens ?? chunks;
-      this.setLast({
-        content,
-        stats: `${count} tokens · ${(count / Math.max(seconds, 1e-3)).toFixed(1)} tok/s`,
-      });
-    } catch (error) {
-      if (controller.signal.aborted) this.setLast({ content, stats: 'stopped' });
-      else this.setLast({ content, error: error instanceof Error ? error.message : String(error) });
-    } finally {
-      if (this.controller === controller) this.controller = undefined;
-      this.busy = false;
+        onPiece: (answer) => this.setLast({ content: answer.content }),
+      },
+    );
+    const { content } = streamed.answer;
+    if (streamed.stopped) this.setLast({ content, stats: 'stopped' });
+    else if (streamed.error !== undefined) this.setLast({ content, error: streamed.error });
+    else {
+      const tokens = streamed.stats?.tokens ?? 0;
+      const speed = streamed.stats?.tokensPerSecond ?? 0;
+      this.setLast({ content, stats: `${tokens} tokens · ${speed.toFixed(1)} tok/s` });
     }
+    if (this.controller === controller) this.controller = undefined;
+    this.busy = false;
   }
 
   private setLast(patch: Partial<QuickTurn>) {

@@ -9,6 +9,10 @@ import {
   type RelayRequestLog,
   type RelayState,
 } from '../bridge/index.js';
+import { createApiClient, type ApiClient } from './client/api-client.js';
+
+/** Relay log entries the Developer tab keeps. */
+export const defaultLogLimit = 200;
 
 /** localStorage key of the engine secret a pairing link gave this origin. */
 const pairedSecretKey = 'lmtab.relay.pairedSecret';
@@ -19,8 +23,16 @@ export interface RelayServerOptions {
   connect: () => MessagePort | undefined;
   /** lmtab's version, reported to the relay. */
   version?: string;
-  /** Log entries kept, newest first; default 200. */
+  /** Log entries kept, newest first; default {@link defaultLogLimit}. */
   logLimit?: number;
+  /** The page's API, asked for the engine's slots; default a client of the page's own. */
+  api?: ApiClient;
+}
+
+/** The slots of the models the engine holds (the most of them), or undefined when it holds none. */
+async function engineSlots(api: ApiClient): Promise<number | undefined> {
+  const { loaded } = await api.engineStatus();
+  return loaded.length === 0 ? undefined : Math.max(...loaded.map((model) => model.parallel));
 }
 
 /**
@@ -84,11 +96,12 @@ export class RelayServer extends EventTarget {
   start(): void {
     if (this.connection) return;
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const limit = this.options.logLimit ?? 200;
+    const limit = this.options.logLimit ?? defaultLogLimit;
     this.connection = connectRelay({
       url: `${scheme}//${location.host}${engineSocketPath}`,
       connect: this.options.connect,
       secret: () => this.secret(),
+      slots: () => engineSlots(this.options.api ?? createApiClient()),
       version: this.options.version,
       onEvent: (event) => {
         if (event.type === 'state') {

@@ -1,16 +1,14 @@
-import {
-  emptyAnswer,
-  applyChatChunk,
-  type AnswerSoFar,
-  type ChatChunk,
-} from './apply-chat-chunk.js';
-import type { AnswerTiming } from './answer-stats.js';
-import type { ChatRequestBody } from './build-chat-request.js';
-import { readApiError } from './read-api-error.js';
-import { readSse } from './read-sse.js';
+import { LmtabError } from '../errors/index.js';
+import { emptyAnswer, applyChatChunk, type AnswerSoFar } from './apply-chat-chunk.js';
+import { answerStats, type AnswerTiming } from './answer-stats.js';
+import type { ApiClient, StreamChatBody } from './client/api-client.js';
+import { failureText } from './client/failure-text.js';
+import type { TurnStats } from './conversation.js';
 
 /** Options of {@link streamChatAnswer}. */
 export interface StreamChatAnswerOptions {
+  /** The page's API client. */
+  api: ApiClient;
   /** Aborting stops the answer (it keeps what arrived). */
   signal: AbortSignal;
   /** Called after every chunk that carried text, reasoning or a tool-call piece. */
@@ -21,14 +19,19 @@ export interface StreamChatAnswerOptions {
 export interface StreamedAnswer {
   answer: AnswerSoFar;
   timing: AnswerTiming;
-  /** Why it failed (the API's message), when it did and was not stopped. */
+  /** Its stats (tok/s by {@link answerStats}), undefined when it failed before anything came. */
+  stats: TurnStats | undefined;
+  /** Why it failed, as `message (code)`, when it did and was not stopped. */
   error?: string;
   stopped: boolean;
 }
 
-/** Streams one answer from the page's own `/v1/chat/completions`. */
+/**
+ * Streams one answer from the page's own `/v1/chat/completions`: the one streaming loop of the
+ * page (the Chat tab and Discover's quick chat), so one model shows one speed everywhere.
+ */
 export async function streamChatAnswer(
-  body: ChatRequestBody,
+  body: StreamChatBody,
   options: StreamChatAnswerOptions,
 ): Promise<StreamedAnswer> {
   const { signal } = options;
@@ -36,14 +39,7 @@ export async function streamChatAnswer(
   const timing: AnswerTiming = { started: performance.now(), first: 0, last: 0, end: 0 };
   let error: string | undefined;
   try {
-    const response = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      signal,
-    });
-    if (!response.ok || !response.body) throw new Error(await readApiError(response));
-    for await (const chunk of readSse<ChatChunk>(response.body)) {
+    for await (const chunk of options.api.streamChat(body, { signal })) {
       if (applyChatChunk(answer, chunk)) {
         timing.last = performance.now();
         if (timing.first === 0) timing.first = timing.last;
@@ -51,11 +47,16 @@ export async function streamChatAnswer(
       }
     }
     if (answer.finishReason === undefined) {
-      throw new Error('The answer ended without a finish reason.');
+      throw new LmtabError(
+        'unexpected_response',
+        'The answer ended without a finish reason: expected a last chunk with finish_reason.',
+      );
     }
   } catch (caught) {
-    if (!signal.aborted) error = caught instanceof Error ? caught.message : String(caught);
+    if (!signal.aborted) error = failureText(caught);
   }
   timing.end = performance.now();
-  return { answer, timing, stopped: signal.aborted, ...(error === undefined ? {} : { error }) };
+  const stopped = signal.aborted;
+  const stats = answerStats(timing, { ...answer, stopped });
+  return { answer, timing, stats, stopped, ...(error === undefined ? {} : { error }) };
 }

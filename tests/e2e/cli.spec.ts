@@ -105,10 +105,10 @@ test('without a relay or a browser, the CLI says what to install', async () => {
   const result = await lmtab(['list'], {
     env: { LMTAB_HOST: `127.0.0.1:${unusedPort}`, LMTAB_BROWSER: '/nonexistent/chrome' },
   });
-  expect(result.code).toBe(1);
+  expect(result.code).toBe(34);
   expect(result.stdout).toBe('');
   expect(result.stderr).toBe(
-    `Error: No lmtab relay answers at http://127.0.0.1:${unusedPort}, and none can be started here: ` +
+    `Error (relay_unreachable): No lmtab relay answers at http://127.0.0.1:${unusedPort}, and none can be started here: ` +
       'LMTAB_BROWSER is "/nonexistent/chrome", which does not exist: expected the path of a Chrome ' +
       'or Chromium executable. Or open the lmtab app in a browser and run "lmtab serve".\n',
   );
@@ -198,9 +198,9 @@ test('run --format answers in JSON: json, a schema file, and /set format in the 
   expect(chat.stdout).toContain('Disabled format.\n');
 
   const bad = await lmtab(['run', 'tiny', '--format', 'yaml', 'Hi']);
-  expect(bad.code).toBe(1);
+  expect(bad.code).toBe(2);
   expect(bad.stderr).toBe(
-    `Error: --format: expected json, a JSON Schema object such as '{"type":"object"}', or @schema.json; got "yaml".\n`,
+    `Error (invalid_request): --format: expected json, a JSON Schema object such as '{"type":"object"}', or @schema.json; got "yaml".\n`,
   );
 });
 
@@ -232,7 +232,7 @@ test('pull shows progress, then a scripted chat sends /image and ends with /bye'
     input: '/image ./cat.png What is this?\n/bye\n',
   });
   expect(text.code).toBe(0);
-  expect(text.stderr).toMatch(/^Error: .*tiny-chat.*image/);
+  expect(text.stderr).toMatch(/^Error \(invalid_request\): .*tiny-chat.*image/);
 });
 
 test('Ctrl+C stops an answer and the chat goes on; /bye ends it', async () => {
@@ -298,31 +298,33 @@ test('list, show, cp, ps, stop and rm work as in Ollama', async () => {
 
 test('errors are one clear line and a non-zero exit', async () => {
   const unknown = await lmtab(['run', 'tiny-chat', 'Hi']);
-  expect(unknown.code).toBe(1);
+  expect(unknown.code).toBe(20);
   expect(unknown.stderr).toMatch(
-    /^Error: Model "tiny-chat" not found: expected one of the stored models \(/,
+    /^Error \(model_not_found\): Model "tiny-chat" not found: expected one of the stored models \(/,
   );
 
   const unreadable = await lmtab(['run', './missing.gguf']);
-  expect(unreadable.code).toBe(1);
+  expect(unreadable.code).toBe(2);
   expect(unreadable.stderr).toBe(
-    `Error: Cannot read ./missing.gguf: no such file (looked for ${join(work, 'missing.gguf')}).\n`,
+    `Error (invalid_request): Cannot read ./missing.gguf: no such file (looked for ${join(work, 'missing.gguf')}).\n`,
   );
 
   await writeFile(join(work, 'Bad'), 'FROM ./tiny.gguf\nPARAMETER temperature hot\n');
   const bad = await lmtab(['create', 'bad', '-f', 'Bad']);
-  expect(bad.code).toBe(1);
+  expect(bad.code).toBe(2);
   expect(bad.stderr).toBe(
-    'Error: Modelfile line 2: PARAMETER temperature must be a number, got "hot"\n',
+    'Error (invalid_request): Modelfile line 2: PARAMETER temperature must be a number, got "hot"\n',
   );
   const missing = await lmtab(['create', 'bad', '-f', 'Nope']);
-  expect(missing.stderr).toBe('Error: Cannot read the Modelfile Nope: no such file.\n');
+  expect(missing.stderr).toBe(
+    'Error (invalid_request): Cannot read the Modelfile Nope: no such file.\n',
+  );
 
   // A create that fails after uploading its file (the relay refuses the name) lists nothing.
   await copyFile(join(fixtureDir, 'tiny-lfm2moe.gguf'), join(work, 'moe.gguf'));
   await writeFile(join(work, 'Upload'), 'FROM ./moe.gguf\n');
   const refused = await lmtab(['create', '../../etc/passwd', '-f', 'Upload']);
-  expect(refused.code).toBe(1);
+  expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('Invalid `model`: expected a model name');
   const listed = await lmtab(['list']);
   expect(listed.code).toBe(0);

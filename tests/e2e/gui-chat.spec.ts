@@ -303,5 +303,7 @@ test.describe('Chat tab', () => {
     const alert = page.locator('lmtab-chat-message[data-role="assistant"]').getByRole('alert');
     await expect(alert).toContainText(`Model "${model}"`);
     await expect(alert).toContainText('no models are stored yet');
+    // The code travels with the message.
+    await expect(alert).toContainText('(model_not_found)');
   });
 });

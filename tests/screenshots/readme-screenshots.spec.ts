@@ -37,9 +37,21 @@ test('the four tabs, with models downloaded from the fake hub', async ({ page })
     await page.mouse.move(0, 0);
     await page.screenshot({ path: `${outDir}discover.png` });
 
-    // Chat: a short exchange (the fixture's random weights write gibberish, so keep it short).
+    // Chat: a short exchange. The fixture's random weights write gibberish, so the chat uses a copy
+    // whose name says so: no reader takes its answer for the real LFM2's.
+    const testModel = 'test-model-random-weights';
+    const copied = await page.evaluate(
+      ([source, destination]) =>
+        fetch('/api/copy', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ source, destination }),
+        }).then((response) => response.status),
+      [`hf.co/${repos.text}:Q4_K_M`, testModel] as const,
+    );
+    expect(copied).toBe(200);
     await openTab(page, 'Chat');
-    await page.getByLabel('Model', { exact: true }).selectOption(`hf.co/${repos.text}:Q4_K_M`);
+    await page.getByLabel('Model', { exact: true }).selectOption(testModel);
     const maxTokens = page.getByRole('spinbutton', { name: 'Max tokens', exact: true });
     if (!(await maxTokens.isVisible())) {
       await page.getByRole('button', { name: 'Chat settings' }).click();
@@ -51,6 +63,15 @@ test('the four tabs, with models downloaded from the fake hub', async ({ page })
     await expect(page.getByTestId('stats')).toContainText('finish:', { timeout: 150_000 });
     await page.mouse.move(0, 0);
     await page.screenshot({ path: `${outDir}chat.png` });
+    await page.evaluate(
+      (model) =>
+        fetch('/api/delete', {
+          method: 'DELETE',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ model }),
+        }),
+      testModel,
+    );
 
     await openTab(page, 'Developer');
     await page.mouse.move(0, 0);

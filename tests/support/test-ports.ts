@@ -39,7 +39,7 @@ const basePorts = {
   /** responses-messages.spec.ts: the openai and Anthropic clients through the relay. */
   relayProtocols: 21318,
   pwaStatic: 21320,
-  /** relay.spec.ts: a relay serving one build of the app, then another. */
+  /** relay-headless.spec.ts: a relay serving one build of the app, then another. */
   relayUpdate: 21322,
   mlcHub: 21321,
   /** The embeddings spec's relay. */

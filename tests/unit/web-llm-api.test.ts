@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRouter } from '../../src/api/index.js';
 import { createFakeEngine } from '../../src/api/testing/fake-engine.js';
 import { createMemoryStore } from '../../src/api/testing/memory-store.js';
+import { ndjsonValues, sseData } from '../../src/api/testing/router-harness.js';
 import { modelRecordFixture } from '../../src/api/testing/model-record-fixture.js';
 import { createEngineSwitch, createWebLlmEngine } from '../../src/engine/index.js';
 import { mlcRecordFixture } from '../../src/engine/testing/mlc-record-fixture.js';
@@ -59,16 +60,16 @@ describe('/v1 and /api answer an MLC model like any other', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const events = (await response.text())
-      .split('\n\n')
-      .filter((block) => block.startsWith('data: '))
-      .map((block) => block.slice('data: '.length));
+    const events = sseData([await response.text()]);
     expect(events.at(-1)).toBe('[DONE]');
-    const chunks = events.slice(0, -1).map((data) => JSON.parse(data));
+    const chunks = events.slice(0, -1) as {
+      choices: { delta?: { content?: string }; finish_reason?: string }[];
+      usage?: unknown;
+    }[];
     const text = chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('');
     expect(text).toBe('Bonjour!');
     expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
-    expect(chunks.at(-1).usage).toMatchObject({ completion_tokens: 3 });
+    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 3 });
     expect(scripted.prompts[0]).toContain('Reply in French.');
     expect(scripted.genConfigs[0]).toMatchObject({ temperature: 0 });
   });
@@ -81,10 +82,7 @@ describe('/v1 and /api answer an MLC model like any other', () => {
       options: { top_k: 40, num_predict: 2 },
     });
     expect(response.status).toBe(200);
-    const lines = (await response.text())
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = ndjsonValues<{ message?: { content: string } }>([await response.text()]);
     expect(lines.map((l) => l.message?.content ?? '').join('')).toBe('Bonjour');
     expect(lines.at(-1)).toMatchObject({ done: true, done_reason: 'length', eval_count: 2 });
   });

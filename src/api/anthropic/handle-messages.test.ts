@@ -2,7 +2,7 @@ import Anthropic, { BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { LmtabError } from '../../errors/index.js';
 import type { GenerateRequest } from '../../engine/index.js';
-import { readChunks, routerHarness } from '../testing/router-harness.js';
+import { readChunks, routerHarness, sseEvents } from '../testing/router-harness.js';
 import type { RouterHarnessOptions } from '../testing/router-harness.js';
 
 const client = (options: RouterHarnessOptions = {}) => {
@@ -176,11 +176,7 @@ describe('POST /v1/messages', () => {
       messages: [{ role: 'user', content: 'Hi' }],
     });
     expect(response.headers.get('Content-Type')).toBe('text/event-stream');
-    const names = (await readChunks(response))
-      .join('')
-      .split('\n\n')
-      .filter((block) => block !== '')
-      .map((block) => block.split('\n')[0]);
+    const names = sseEvents(await readChunks(response)).map(({ event }) => `event: ${event}`);
     expect(names).toEqual([
       'event: message_start',
       'event: ping',

@@ -1,8 +1,7 @@
-import type { GenerateRequest } from '../../engine/index.js';
+import type { GenerateEvent, GenerateRequest } from '../../engine/index.js';
 import { collectGeneration } from '../collect-generation.js';
 import { jsonResponse } from '../json-response.js';
 import type { RouteContext } from '../route-context.js';
-import { startGeneration } from '../start-generation.js';
 import { loadOrUnload } from './load-or-unload.js';
 import { ndjsonResponse } from './ndjson-response.js';
 import { encodeOllamaAnswer, encodeOllamaChunks } from './ollama-encoder.js';
@@ -14,6 +13,8 @@ export interface OllamaAsk {
   model: string;
   /** The engine request, customized for the stored model. */
   request: GenerateRequest;
+  /** Starts its generation (the pipeline's `start`). */
+  start: () => Promise<AsyncIterable<GenerateEvent>>;
   /** Whether the request gives nothing to answer (no prompt, no messages): load or unload. */
   empty: boolean;
   keepAlive: string | number | null | undefined;
@@ -32,7 +33,7 @@ export async function answerOllama(context: RouteContext, ask: OllamaAsk): Promi
       contextLength: request.contextLength,
     });
   }
-  const events = await startGeneration(context.engine, request, context.signal);
+  const events = await ask.start();
   const options = { kind, model, clock: context.clock };
   if (ask.stream ?? true) {
     return ndjsonResponse(encodeOllamaChunks(options, events), {

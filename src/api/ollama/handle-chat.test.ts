@@ -146,3 +146,29 @@ describe('POST /api/chat', () => {
     }
   });
 });
+
+describe('a custom model’s num_predict', () => {
+  it('is lifted by a request’s num_predict -1 and lowered by a number', async () => {
+    const brief = modelRecordFixture({
+      id: 'brief',
+      customization: { from: 'lfm2-350m', parameters: { num_predict: 64 }, messages: [] },
+    });
+    const { send, engine } = routerHarness({ records: [brief] });
+    const ask = (options?: Record<string, unknown>) =>
+      send('/api/chat', {
+        model: 'brief',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: false,
+        ...(options === undefined ? {} : { options }),
+      });
+    for (const options of [
+      undefined,
+      { num_predict: -1 },
+      { num_predict: -2 },
+      { num_predict: 5 },
+    ]) {
+      expect((await ask(options)).status).toBe(200);
+    }
+    expect(engine.requests.map((r) => r.sampling.maxTokens)).toEqual([64, undefined, undefined, 5]);
+  });
+});

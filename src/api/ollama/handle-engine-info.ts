@@ -1,10 +1,12 @@
 import { jsonResponse } from '../json-response.js';
 import type { RouteContext } from '../route-context.js';
+import { engineStatusBody } from './engine-status-body.js';
 
 /**
  * `GET /api/lmtab/engine`: the engine's compute path (`engine.info()`) and the models it holds with
- * their busy slots, shown by the GUI's Developer tab.
+ * their busy slots, shown by the GUI's Developer tab, in its own wire shape.
  */
 export async function handleEngineInfo(context: RouteContext): Promise<Response> {
-  return jsonResponse({ ...(await context.engine.info()), loaded: context.engine.loaded() });
+  const info = await context.engine.info();
+  return jsonResponse(engineStatusBody(info, context.engine.loaded()));
 }

@@ -140,7 +140,7 @@ describe('POST /api/generate', () => {
       await send('/api/generate', { model: 'lfm2-350m', prompt: 'Hi' }),
     );
     expect(chunks).toHaveLength(4);
-    expect(chunks[3]).toBe('{"error":"Out of memory."}\n');
+    expect(chunks[3]).toBe('{"error":"Out of memory.","code":"engine_failure"}\n');
   });
 
   it('aborts the generation when the client cancels the body', async () => {

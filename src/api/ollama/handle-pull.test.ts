@@ -10,7 +10,7 @@ import { downloadModel } from '../../store/index.js';
 import { createMemoryDownloadStore } from '../../store/testing/memory-download-store.js';
 import type { MemoryDownloadStore } from '../../store/testing/memory-download-store.js';
 import type { HubAccess } from '../route-context.js';
-import { routerHarness } from '../testing/router-harness.js';
+import { ndjsonValues, routerHarness } from '../testing/router-harness.js';
 
 let hub: FakeHub;
 let dir: string;
@@ -49,11 +49,7 @@ function access(): HubAccess {
   };
 }
 
-const lines = async (response: Response) =>
-  (await response.text())
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = async (response: Response) => ndjsonValues([await response.text()]);
 
 describe('POST /api/pull', () => {
   it("streams Ollama's progress lines and stores the model with its projector", async () => {

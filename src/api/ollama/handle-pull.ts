@@ -31,9 +31,8 @@ export async function handlePull(context: RouteContext): Promise<Response> {
   const hub = context.hub;
   if (hub === undefined) {
     throw new LmtabError(
-      'not_found',
+      'not_implemented',
       'Pulling models is not available on this host: expected an engine tab with hub access, got a router without one.',
-      { status: 501 },
     );
   }
   // Resolved before answering, so an unknown repository or level is a 404, not a stream line.

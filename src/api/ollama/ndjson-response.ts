@@ -1,6 +1,6 @@
 import { iterableToStream } from '../iterable-to-stream.js';
 import { createNdjsonEncoder } from '../ndjson-encoder.js';
-import { ollamaErrorBody } from './ollama-error.js';
+import { ollamaStreamError } from './ollama-error.js';
 
 /** Options of {@link ndjsonResponse}. */
 export interface NdjsonResponseOptions {
@@ -8,13 +8,14 @@ export interface NdjsonResponseOptions {
   onCancel: (reason: unknown) => void;
 }
 
-/** An `application/x-ndjson` response; a failure mid-stream is a last `{"error": ...}` line. */
+/** An `application/x-ndjson` response; a failure mid-stream is a last
+ * `{"error": ..., "code": ...}` line. */
 export function ndjsonResponse(
   values: AsyncIterable<unknown>,
   options: NdjsonResponseOptions,
 ): Response {
   const body = iterableToStream<unknown>(values, {
-    onError: ollamaErrorBody,
+    onError: ollamaStreamError,
     onCancel: options.onCancel,
   }).pipeThrough(createNdjsonEncoder());
   return new Response(body, { headers: { 'Content-Type': 'application/x-ndjson' } });

@@ -1,4 +1,5 @@
-import type { LmtabError, LmtabErrorCode } from '../../errors/index.js';
+import { errorTable } from '../../errors/index.js';
+import type { LmtabError } from '../../errors/index.js';
 import { errorHeaders } from '../error-headers.js';
 import { jsonResponse } from '../json-response.js';
 
@@ -7,32 +8,12 @@ export interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string };
 }
 
-/** OpenAI's error `type` for each lmtab error code (the one place this mapping lives). */
-export const openAiErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
-  invalid_request: 'invalid_request_error',
-  context_length_exceeded: 'invalid_request_error',
-  unauthorized: 'authentication_error',
-  model_not_found: 'not_found_error',
-  not_found: 'not_found_error',
-  body_too_large: 'invalid_request_error',
-  engine_busy: 'server_error',
-  no_engine: 'server_error',
-  engine_timeout: 'server_error',
-  engine_failure: 'server_error',
-  gpu_device_lost: 'server_error',
-  download_failed: 'server_error',
-  checksum_mismatch: 'server_error',
-  quota_exceeded: 'server_error',
-  model_too_large: 'invalid_request_error',
-  aborted: 'invalid_request_error',
-};
-
-/** Maps an LmtabError to OpenAI's error body (`type` from the code, `code` the lmtab code). */
+/** Maps an LmtabError to OpenAI's error body (`type` from the error table, `code` the lmtab code). */
 export function openAiErrorBody(error: LmtabError): OpenAiErrorBody {
   return {
     error: {
       message: error.message,
-      type: openAiErrorTypes[error.code],
+      type: errorTable[error.code].openAiType,
       param: error.param ?? null,
       code: error.code,
     },

@@ -1,17 +1,12 @@
 import { LmtabError } from '../../errors/index.js';
 import type { ChatMessage } from '../../engine/index.js';
-import { assertAcceptsImages } from '../assert-accepts-images.js';
-import { customizeRequest } from '../customize-request.js';
-import { findModel } from '../find-model.js';
 import { iterableToStream } from '../iterable-to-stream.js';
 import { jsonResponse } from '../json-response.js';
 import { newId } from '../new-id.js';
 import { openAiErrorBody } from '../openai/openai-error.js';
-import { parseWire } from '../parse-wire.js';
-import { readJsonBody } from '../read-json-body.js';
+import { imageOptions, protocolHandler } from '../protocol-handler.js';
 import type { RouteContext } from '../route-context.js';
 import { formatSseEvent } from '../sse-encoder.js';
-import { startGeneration } from '../start-generation.js';
 import { collectResponse, encodeResponseEvents } from './response-encoder.js';
 import type { ResponseObject, ResponseStreamEvent } from './response-encoder.js';
 import {
@@ -30,48 +25,46 @@ import {
  * With `store` (default true) the response and its conversation are kept in the browser's
  * storage, so `previous_response_id` continues it and `GET`/`DELETE /v1/responses/{id}` find it.
  */
-export async function handleResponses(context: RouteContext): Promise<Response> {
-  const body = await readJsonBody(context.request, { maxBytes: context.maxBodyBytes });
-  const wire = parseWire(responsesRequestSchema, body);
-  const record = await findModel(context.store, wire.model);
-  assertAcceptsImages(context.engine, record, countResponsesImages(wire), 'input');
-  const previous = wire.previous_response_id ?? undefined;
-  const history = previous === undefined ? undefined : await storedConversation(context, previous);
-  const { request, conversation, namespaces } = await responsesRequestToGenerate(wire, record.id, {
-    ...(history === undefined ? {} : { history }),
-    fetch: context.fetch,
-    signal: context.signal,
-    maxImageBytes: context.maxBodyBytes,
-  });
-  const events = await startGeneration(
-    context.engine,
-    customizeRequest(record, request, { clock: context.clock }),
-    context.signal,
-  );
-  const initial = initialResponse(wire, record.id, context.clock());
-  const keep = async (response: ResponseObject) => {
-    if (wire.store === false || response.status === 'failed') return;
-    await context.responses.put({
-      id: response.id,
-      createdAt: context.clock(),
-      answer: response,
-      conversation: [...conversation, answerMessage(response)],
+export const handleResponses = protocolHandler({
+  schema: responsesRequestSchema,
+  images: (wire) => ({ count: countResponsesImages(wire), param: 'input' }),
+  async convert(wire, record, context) {
+    const previous = wire.previous_response_id ?? undefined;
+    const history =
+      previous === undefined ? undefined : await storedConversation(context, previous);
+    return responsesRequestToGenerate(wire, record.id, {
+      ...(history === undefined ? {} : { history }),
+      ...imageOptions(context),
     });
-  };
-  if (wire.stream === true) {
-    const encoder = encodeResponseEvents(initial, events, { namespaces });
-    const stream = iterableToStream<string>(streamed(encoder, keep), {
-      onError: (error) => formatSseEvent(openAiErrorBody(error)),
-      onCancel: (reason) => context.abort(reason),
-    }).pipeThrough(new TextEncoderStream());
-    return new Response(stream, {
-      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
-    });
-  }
-  const response = await collectResponse(initial, events, { namespaces });
-  await keep(response);
-  return jsonResponse(response);
-}
+  },
+  async answer({ wire, record, converted, start }, context) {
+    const { conversation, namespaces } = converted;
+    const events = await start();
+    const initial = initialResponse(wire, record.id, context.clock());
+    const keep = async (response: ResponseObject) => {
+      if (wire.store === false || response.status === 'failed') return;
+      await context.responses.put({
+        id: response.id,
+        createdAt: context.clock(),
+        answer: response,
+        conversation: [...conversation, answerMessage(response)],
+      });
+    };
+    if (wire.stream === true) {
+      const encoder = encodeResponseEvents(initial, events, { namespaces });
+      const stream = iterableToStream<string>(streamed(encoder, keep), {
+        onError: (error) => formatSseEvent(openAiErrorBody(error)),
+        onCancel: (reason) => context.abort(reason),
+      }).pipeThrough(new TextEncoderStream());
+      return new Response(stream, {
+        headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
+      });
+    }
+    const response = await collectResponse(initial, events, { namespaces });
+    await keep(response);
+    return jsonResponse(response);
+  },
+});
 
 /** `GET /v1/responses/{id}`: a stored response. */
 export async function handleGetResponse(context: RouteContext): Promise<Response> {

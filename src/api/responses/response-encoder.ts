@@ -1,8 +1,7 @@
-import { toLmtabError } from '../../errors/index.js';
+import { errorTable, toLmtabError } from '../../errors/index.js';
 import type { GenerateEvent, Usage } from '../../engine/index.js';
 import { newId } from '../new-id.js';
 import { missingDone } from '../start-generation.js';
-import { openAiErrorTypes } from '../openai/openai-error.js';
 
 /** An output item of a response. */
 export type OutputItem =
@@ -261,7 +260,7 @@ export async function* encodeResponseEvents(
     const failure = toLmtabError(error);
     if (failure.code === 'aborted' || options.throwFailures === true) throw failure;
     response.status = 'failed';
-    response.error = { code: openAiErrorTypes[failure.code], message: failure.message };
+    response.error = { code: errorTable[failure.code].openAiType, message: failure.message };
     yield emit('error', {
       code: failure.code,
       message: failure.message,

@@ -1,5 +1,7 @@
 import type { GenerateRequest } from '../../engine/index.js';
 import type { ModelRecord } from '../../store/index.js';
+import { createNdjsonDecoder, createSseDecoder } from '../../streams/index.js';
+import type { SseEvent } from '../../streams/index.js';
 import { createRouter } from '../create-router.js';
 import type { Router, RouterOptions } from '../create-router.js';
 import { createFakeEngine } from './fake-engine.js';
@@ -74,10 +76,27 @@ export async function readChunks(response: Response): Promise<string[]> {
   }
 }
 
+/** The events of SSE chunks, through the one SSE decoder. */
+export function sseEvents(chunks: string[]): SseEvent[] {
+  const events: SseEvent[] = [];
+  const decoder = createSseDecoder((event) => events.push(event));
+  for (const chunk of chunks) decoder.push(chunk);
+  decoder.end();
+  return events;
+}
+
 /** Parses the `data:` payloads of SSE chunks (`[DONE]` stays a string). */
 export function sseData(chunks: string[]): unknown[] {
-  return chunks.map((chunk) => {
-    const data = chunk.replace(/^data: /, '').replace(/\n\n$/, '');
-    return data === '[DONE]' ? data : (JSON.parse(data) as unknown);
-  });
+  return sseEvents(chunks).map(({ data }) =>
+    data === '[DONE]' ? data : (JSON.parse(data) as unknown),
+  );
+}
+
+/** Parses the lines of an NDJSON body, through the one NDJSON decoder. */
+export function ndjsonValues<T = Record<string, unknown>>(chunks: string[]): T[] {
+  const values: T[] = [];
+  const decoder = createNdjsonDecoder((line) => values.push(JSON.parse(line) as T));
+  for (const chunk of chunks) decoder.push(chunk);
+  decoder.end();
+  return values;
 }

@@ -1,0 +1,53 @@
+// The bench's output: bench/results/*.json, latest.json, latest.md and the README's section.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { format, resolveConfig } from 'prettier';
+import { parseJsonFile } from '../src/cloud/parse-json-file.js';
+import { log, root } from './bench-context.js';
+import { renderMarkdown, renderTables, machineLine, replaceReadmeSection } from './report.js';
+import type { BenchResults } from './results.js';
+
+const resultsDir = join(root, 'bench/results');
+
+/** The results file `--add-to` names, checked to be one `npm run bench` wrote. */
+export async function readEarlierResults(path: string): Promise<BenchResults> {
+  const text = await readFile(path, 'utf8').catch((error: unknown) => {
+    throw new Error(
+      `--add-to: expected a results file from an earlier run (bench/results/*.json), but ${path} cannot be read: ${(error as Error).message}`,
+    );
+  });
+  const parsed = parseJsonFile(text, `--add-to's results file ${path}`) as Partial<BenchResults>;
+  if (parsed.schema !== 1 || !Array.isArray(parsed.engines)) {
+    throw new Error(
+      `--add-to: expected bench results (schema 1, with engine rows) in ${path}, got ${JSON.stringify(parsed).slice(0, 80)}`,
+    );
+  }
+  return parsed as BenchResults;
+}
+
+/** Writes the results, latest.* and the README's Performance section, in the project's style. */
+export async function writeResults(results: BenchResults): Promise<void> {
+  await mkdir(resultsDir, { recursive: true });
+  const stamp = results.finishedAt.replaceAll(':', '-').slice(0, 19);
+  const name = `${stamp}${results.settings.quick ? '-quick' : ''}.json`;
+  // The project's Prettier settings, so that `npm run lint` accepts what the bench writes.
+  const style = (filepath: string) =>
+    resolveConfig(filepath).then((config) => ({ ...config, filepath }));
+  const json = await format(JSON.stringify(results), await style(join(resultsDir, name)));
+  await writeFile(join(resultsDir, name), json);
+  await writeFile(join(resultsDir, 'latest.json'), json);
+  const markdown = await format(
+    renderMarkdown(results),
+    await style(join(resultsDir, 'latest.md')),
+  );
+  await writeFile(join(resultsDir, 'latest.md'), markdown);
+  const readmePath = join(root, 'README.md');
+  const section = [
+    `Latest run (\`bench/results/latest.md\` has every table): ${machineLine(results)}`,
+    '',
+    renderTables(results),
+  ].join('\n');
+  const readme = replaceReadmeSection(await readFile(readmePath, 'utf8'), section);
+  await writeFile(readmePath, await format(readme, await style(readmePath)));
+  log(`wrote bench/results/${name}, latest.json, latest.md and the README's Performance section`);
+}

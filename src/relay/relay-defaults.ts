@@ -1,0 +1,25 @@
+// The relay's defaults, written once: `createRelay`, `lmtab serve` and its help read them here.
+
+/** The interface the relay listens on: loopback only (`--host 0.0.0.0` opens it to the LAN). */
+export const defaultRelayHost = '127.0.0.1';
+
+/** The relay's port (11434 serves Ollama clients). */
+export const defaultRelayPort = 1234;
+
+/** Requests that may wait for a free engine slot before a 503 `engine_busy`. */
+export const defaultQueueLimit = 16;
+
+/**
+ * Milliseconds an engine may send nothing for a request before it ends with `engine_timeout`:
+ * 10 minutes, as a long answer with `stream: false` sends nothing until it is done.
+ */
+export const defaultEngineTimeoutMs = 10 * 60_000;
+
+/** Milliseconds requests give an engine the relay started to connect. */
+export const defaultEngineWaitMs = 120_000;
+
+/** Milliseconds between pings to engine tabs; one unanswered ping drops the tab. */
+export const defaultHeartbeatMs = 15_000;
+
+/** Milliseconds a tab gets to confirm an abort before its slot is freed anyway. */
+export const defaultAbortGraceMs = 5000;

@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
@@ -14,6 +20,7 @@ import {
   relaySessionPath,
 } from '../bridge/socket-frames.js';
 import { LmtabError } from '../errors/index.js';
+import { answerClientError } from './answer-client-error.js';
 import { checkClientKey, sameSecret, type ClientKeys } from './client-auth.js';
 import { decideCors, preflightHeaders } from './cors-policy.js';
 import { createEnginePool, type EnginePoolStats } from './engine-pool.js';
@@ -215,7 +222,14 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     const api = isApiPath(pathname);
     const wrongHost = hostRefusal(request);
     if (wrongHost) {
-      if (api) return sendResponse(errorResponse(pathname, wrongHost), response, isolationHeaders);
+      if (api) {
+        return sendResponse(
+          errorResponse(pathname, wrongHost),
+          response,
+          isolationHeaders,
+          request,
+        );
+      }
       response.writeHead(403, { ...isolationHeaders, 'Content-Type': 'text/plain' });
       return void response.end(`${wrongHost.message}\n`);
     }
@@ -230,7 +244,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
             `Start the relay with --cors-origin ${cors.origin} to allow them.`,
           { status: 403 },
         );
-        return sendResponse(errorResponse(pathname, refusal), response, isolationHeaders);
+        return sendResponse(errorResponse(pathname, refusal), response, isolationHeaders, request);
       }
       const headers = { ...isolationHeaders, ...(cors.kind === 'allowed' ? cors.headers : {}) };
       if (request.method === 'OPTIONS') {
@@ -247,10 +261,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         clientKeys,
       );
       if (unauthorized) {
-        return sendResponse(errorResponse(pathname, unauthorized), response, {
-          ...headers,
-          'WWW-Authenticate': 'Bearer',
-        });
+        return sendResponse(
+          errorResponse(pathname, unauthorized),
+          response,
+          { ...headers, 'WWW-Authenticate': 'Bearer' },
+          request,
+        );
       }
       requestCount += 1;
       // Model files stream to the tab's store through /api/blobs; JSON bodies stay small.
@@ -277,6 +293,9 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       response.end(`Relay error: ${error instanceof Error ? error.message : String(error)}\n`);
     });
   });
+  server.on('clientError', (error, socket) =>
+    answerClientError(error, socket, { headers: isolationHeaders, maxHeaderBytes: maxHeaderSize }),
+  );
 
   // Engine tabs: each socket joins the pool once it says how many requests it takes at once.
   const sockets = new WebSocketServer({

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { format, resolveConfig } from 'prettier';
 import { parseJsonFile } from '../src/cloud/parse-json-file.js';
-import { createRelay } from '../src/relay/index.js';
+import { createRelay, newSecret } from '../src/relay/index.js';
 import packageJson from '../package.json';
 import { addRun } from './add-run.js';
 import { embeddingRows } from './embeddings.js';
@@ -614,10 +614,12 @@ async function main(): Promise<void> {
   const vision = await visionFixture(join(root, 'tests/.cache/fixtures'));
   log('building the bench page');
   await buildBenchPage(root, appDir);
+  const engineSecret = newSecret();
   const relay = await createRelay({
     appDir,
     port: Number(args.port),
     version: packageJson.version,
+    engineSecret,
   });
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: process.env.LMTAB_BROWSER ?? '/usr/bin/chromium',
@@ -640,7 +642,7 @@ async function main(): Promise<void> {
       storageTypes: 'service_workers,cache_storage',
     });
     await cdp.detach();
-    await page.goto(`${relay.url}/bench/page/index.html`);
+    await page.goto(`${relay.url}/bench/page/index.html#pair=${engineSecret}`);
     await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
     const info = await pageCall(page, 'info');
     log(

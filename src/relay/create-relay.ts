@@ -21,7 +21,13 @@ import {
 } from '../bridge/socket-frames.js';
 import { LmtabError } from '../errors/index.js';
 import { answerClientError } from './answer-client-error.js';
-import { checkClientKey, sameSecret, type ClientKeys } from './client-auth.js';
+import {
+  checkClientKey,
+  presentedKey,
+  sameSecret,
+  viaProxy,
+  type ClientKeys,
+} from './client-auth.js';
 import { decideCors, preflightHeaders } from './cors-policy.js';
 import { createEnginePool, type EnginePoolStats } from './engine-pool.js';
 import { attachEngineSocket, type EngineSocket } from './engine-socket.js';
@@ -63,7 +69,7 @@ export interface RelayOptions {
   heartbeatMs?: number;
   /**
    * The secret engine tabs offer to join (see `loadOrCreateSecret`); default a random one made now.
-   * The page the relay serves reads it from `/lmtab/session`; other pages need a pairing link.
+   * Pages get it only from the links the relay prints ({@link Relay.appUrl}, {@link Relay.pairingUrl}).
    */
   engineSecret?: string;
   /** Names besides loopback, the bound address and LAN addresses that the `Host` may be. */
@@ -99,10 +105,16 @@ export interface Relay {
   /** The app URL that makes a page serve as this relay's engine (`/?relay=connect`). */
   engineUrl: string;
   /**
-   * {@link engineUrl} with the engine secret in its fragment (`#pair=...`), for a browser that
-   * cannot read `/lmtab/session` (headless engines, tabs on other devices). Keep it private.
+   * {@link engineUrl} with the engine secret in its fragment (`#pair=...`): the page joins as an
+   * engine at once (headless engines, tabs on other devices). Keep it private.
    */
   pairingUrl(base?: string): string;
+  /**
+   * The app's address with the engine secret in its fragment (`/#pair=...`), for the person who
+   * started the relay: the page keeps the secret, joins when they click Start Server, and reads
+   * the API key from `/lmtab/session`. Keep it private.
+   */
+  appUrl(base?: string): string;
   server: Server;
   /** Engines, their busy slots, and the queue. */
   stats(): EnginePoolStats;
@@ -142,6 +154,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const engineUrl = () => `${localUrl()}/?${engineQueryFlag.name}=${engineQueryFlag.value}`;
   const pairingUrl = (base = localUrl()) =>
     `${base}/?${engineQueryFlag.name}=${engineQueryFlag.value}#${pairingFragmentName}=${engineSecret}`;
+  const appUrl = (base = localUrl()) => `${base}/#${pairingFragmentName}=${engineSecret}`;
   const startEngine = options.startEngine;
   const pool = createEnginePool<EngineSocket>({
     queueLimit: options.queueLimit,
@@ -150,8 +163,8 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     startEngine: startEngine && (() => startEngine(pairingUrl())),
     get noEngineHint() {
       return (
-        `Open ${localUrl()}/ in Chrome or Edge and click Start Server, ` +
-        'or start the relay with --headless.'
+        `Open ${localUrl()}/ in Chrome or Edge by the link \`lmtab serve\` printed (it carries ` +
+        "the relay's engine secret) and click Start Server, or start the relay with --headless."
       );
     },
   });
@@ -189,24 +202,41 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   };
 
   /**
-   * The engine secret and API key, for the page this relay serves: only to a same-origin request
-   * (Sec-Fetch-Site, which pages cannot forge) from a loopback address by a loopback name, never
-   * with CORS headers, so that neither another site's page nor another device can read them.
+   * The engine secret and API key, for the page this relay serves, once it proves it holds the
+   * secret (`Authorization: Bearer SECRET`, from the link the relay printed): headers such as
+   * Sec-Fetch-Site prove nothing, since any local program can send them, and the route must not
+   * give away more than `LMTAB_HOME/relay-secret` (mode 0600) does. Only same-origin requests from
+   * a loopback address by a loopback name, and never with CORS headers.
    */
   const answerSession = (request: IncomingMessage, response: ServerResponse) => {
     const origin = request.headers.origin;
-    const sameOrigin =
-      request.headers['sec-fetch-site'] === 'same-origin' &&
-      (origin === undefined || origin === `http://${request.headers.host}`);
+    const sameOrigin = origin === undefined || origin === `http://${request.headers.host}`;
     const local =
       isLoopbackName(request.socket.remoteAddress ?? '') &&
-      isLoopbackName(hostName(request.headers.host ?? ''));
+      isLoopbackName(hostName(request.headers.host ?? '')) &&
+      !viaProxy(request.headers);
     const headers = { ...isolationHeaders, 'Cache-Control': 'no-store' };
+    const refuse = (status: number, message: string) => {
+      response.writeHead(status, { ...headers, 'Content-Type': 'text/plain' });
+      response.end(`${message}\n`);
+    };
     if (request.method !== 'GET' || !sameOrigin || !local) {
-      response.writeHead(403, { ...headers, 'Content-Type': 'text/plain' });
-      return void response.end(
-        'The relay gives its engine secret only to the page it serves, opened on this machine ' +
-          '(http://localhost or 127.0.0.1). Other tabs join with the pairing link `lmtab serve` prints.\n',
+      return refuse(
+        403,
+        'The relay answers its session only to the page it serves, opened on this machine ' +
+          '(http://localhost or 127.0.0.1). Other tabs join with the pairing link `lmtab serve` prints.',
+      );
+    }
+    const presented = presentedKey(request.headers);
+    if (presented === undefined || !sameSecret(presented, engineSecret)) {
+      return refuse(
+        401,
+        presented === undefined
+          ? 'The relay answers its session only to a page that holds its engine secret: open the ' +
+              'link `lmtab serve` printed (http://127.0.0.1:PORT/#pair=SECRET), or read the secret ' +
+              'from LMTAB_HOME/relay-secret and send `Authorization: Bearer SECRET`.'
+          : 'Wrong engine secret: it is not this relay’s (it changes when LMTAB_HOME/relay-secret ' +
+              'is deleted). Open the link `lmtab serve` prints again.',
       );
     }
     const session: RelaySession = {
@@ -379,6 +409,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     url: `http://${urlHost(host)}:${port}`,
     engineUrl: engineUrl(),
     pairingUrl,
+    appUrl,
     server,
     stats: () => pool.stats(),
     close: () =>

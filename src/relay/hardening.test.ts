@@ -226,4 +226,28 @@ describe('hostile requests at the relay', () => {
     expect(answer).toContain('Malformed HTTP request: expected HTTP/1.1');
     expect(answer).toContain('"type":"invalid_request_error"');
   });
+
+  it('with a key for other devices, a request through a proxy on this host needs it too', async () => {
+    await start({ clientKeys: { keys: ['made-key'], required: 'remote' } });
+    expect((await send('/api/tags')).status).toBe(200);
+    const proxies: Record<string, string>[] = [
+      { 'X-Forwarded-For': '203.0.113.9' },
+      { Forwarded: 'for=203.0.113.9;proto=https' },
+    ];
+    for (const header of proxies) {
+      const proxied = await send('/api/tags', { headers: header });
+      expect(proxied.status).toBe(401);
+      expect(JSON.parse(proxied.text).error).toContain('This relay needs an API key');
+      const anthropic = await send('/v1/messages', { headers: header, body: Buffer.from('{}') });
+      expect(anthropic.status).toBe(401);
+      expect(JSON.parse(anthropic.text)).toMatchObject({
+        type: 'error',
+        error: { type: 'authentication_error' },
+      });
+      const keyed = await send('/api/tags', {
+        headers: { ...header, Authorization: 'Bearer made-key' },
+      });
+      expect(keyed.status).toBe(200);
+    }
+  });
 });

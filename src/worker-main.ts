@@ -40,6 +40,8 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   const message = event.data;
   if (message.type === 'init') {
     const store = createIdbModelStore();
+    // The engine host before this one may have died mid-upload: its chunks have no record.
+    void store.sweepOrphanChunks().catch(() => undefined);
     const engine = createEngineSwitch({
       store,
       engines: {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorResponse } from '../api/wire-errors.js';
 import { LmtabError } from '../errors/index.js';
@@ -12,6 +13,11 @@ export interface ClientErrorOptions {
   lingerMs?: number;
   /** Most bytes dropped that way before the connection is cut; default 1 MiB. */
   lingerBytes?: number;
+  /**
+   * The answer in progress on this connection, if any: the bytes the parser refused came after a
+   * request it did read (body bytes without framing), whose answer must go out alone.
+   */
+  inFlight?: ServerResponse;
 }
 
 const reasons: Record<number, string> = {
@@ -79,6 +85,15 @@ export function answerClientError(
   answered.add(socket);
   socket.removeAllListeners('data');
   if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const { inFlight } = options;
+  if (inFlight !== undefined && !inFlight.writableFinished) {
+    // A second answer would corrupt the first: that one finishes, then the connection closes.
+    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+    inFlight.once('finish', () => socket.end());
+    inFlight.once('close', () => socket.destroy());
+    socket.on('data', () => undefined);
+    return;
+  }
   const lmtabError = describe(error, options.maxHeaderBytes);
   const { path } = requestLine(error.rawPacket);
   void errorResponse(path, lmtabError)

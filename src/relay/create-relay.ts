@@ -317,14 +317,25 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     response.end(`Not found: ${pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname}\n`);
   };
 
+  // The answer each connection is writing, so that a parser error after its request does not
+  // write a second one over it.
+  const answering = new WeakMap<object, ServerResponse>();
   const server = createServer((request, response) => {
+    answering.set(request.socket, response);
+    response.once('close', () => {
+      if (answering.get(request.socket) === response) answering.delete(request.socket);
+    });
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain' });
       response.end(`Relay error: ${error instanceof Error ? error.message : String(error)}\n`);
     });
   });
   server.on('clientError', (error, socket) =>
-    answerClientError(error, socket, { headers: isolationHeaders, maxHeaderBytes: maxHeaderSize }),
+    answerClientError(error, socket, {
+      headers: isolationHeaders,
+      maxHeaderBytes: maxHeaderSize,
+      inFlight: answering.get(socket),
+    }),
   );
 
   // Engine tabs: each socket joins the pool once it says how many requests it takes at once.

@@ -217,6 +217,15 @@ describe('hostile requests at the relay', () => {
     );
   });
 
+  it('answers once when body bytes without framing follow a request it answers (found by fuzzing)', async () => {
+    await start();
+    const answer = await raw(
+      'DELETE /api/delete HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n{}',
+    );
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 403']);
+    expect(answer).toContain('DNS rebinding');
+  });
+
   it('answers bytes that are not HTTP with a 400 that says so', async () => {
     await start();
     const answer = await raw(

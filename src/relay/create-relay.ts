@@ -320,9 +320,13 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   // The answer each connection is writing, so that a parser error after its request does not
   // write a second one over it.
   const answering = new WeakMap<object, ServerResponse>();
+  // Every answer in progress, so that stopping waits for their error tails.
+  const answers = new Set<ServerResponse>();
   const server = createServer((request, response) => {
     answering.set(request.socket, response);
+    answers.add(response);
     response.once('close', () => {
+      answers.delete(response);
       if (answering.get(request.socket) === response) answering.delete(request.socket);
     });
     handle(request, response).catch((error: unknown) => {
@@ -345,6 +349,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     handleProtocols: (protocols) => (protocols.has(engineProtocol) ? engineProtocol : false),
   });
   const alive = new WeakMap<object, boolean>();
+  const engines = new Set<EngineSocket>();
   server.on('upgrade', (request, socket, head) => {
     const { pathname } = new URL(request.url ?? '/', 'http://relay');
     const refuse = (status: string, reason = '') => {
@@ -394,10 +399,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         },
         onClose: () => {
           pool.remove(engine);
+          engines.delete(engine);
           if (!joined) return;
           options.onEngine?.({ type: 'disconnected', engines: pool.stats().engines.length });
         },
       });
+      engines.add(engine);
     });
   });
   const heartbeat = setInterval(() => {
@@ -423,13 +430,42 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     appUrl,
     server,
     stats: () => pool.stats(),
-    close: () =>
-      new Promise((done) => {
-        clearInterval(heartbeat);
-        for (const ws of sockets.clients) ws.close(1001, 'relay stopping');
-        sockets.close();
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
+    close: () => stop(),
   };
+
+  /**
+   * Stops without leaving a client guessing: no new connections, queued requests get 503, each
+   * answer in progress ends with its protocol's error (the engine sockets close first, which ends
+   * their exchanges), and only then, or after `closeGraceMs`, are the connections cut.
+   */
+  async function stop(): Promise<void> {
+    clearInterval(heartbeat);
+    const closed = new Promise<void>((done) => server.close(() => done()));
+    server.closeIdleConnections();
+    pool.close(
+      new LmtabError(
+        'no_engine',
+        'The relay is stopping (restarted or shut down): retry shortly.',
+        {
+          retryAfter: 1,
+        },
+      ),
+    );
+    const grace = Date.now() + closeGraceMs;
+    const left = [...sockets.clients];
+    for (const engine of engines) engine.close(1001, 'relay stopping');
+    while (
+      Date.now() < grace &&
+      (left.some((ws) => ws.readyState !== ws.CLOSED) || answers.size > 0)
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const ws of left) ws.terminate();
+    sockets.close();
+    server.closeAllConnections();
+    await closed;
+  }
 }
+
+/** Milliseconds a stopping relay gives answers in progress to end with their error. */
+const closeGraceMs = 2000;

@@ -259,4 +259,33 @@ describe('hostile requests at the relay', () => {
       expect(keyed.status).toBe(200);
     }
   });
+
+  it('stopping ends each stream in progress with its protocol’s error, not a cut connection', async () => {
+    relay = await createRelay({
+      appDir: '/nonexistent',
+      port,
+      version: 'test',
+      engineSecret: secret,
+    });
+    engine = await connectRouterEngine(relay, secret, { script: () => ({ hang: true }) });
+    const streams = ['/v1/chat/completions', '/api/chat'].map((path) =>
+      send(path, {
+        body: Buffer.from(
+          JSON.stringify({
+            model: 'lfm2-350m',
+            messages: [{ role: 'user', content: 'Hi' }],
+            stream: true,
+          }),
+        ),
+      }),
+    );
+    await expect.poll(() => relay!.stats().engines[0]?.active).toBe(2);
+    const stopping = relay.close();
+    relay = undefined;
+    const [openAi, ollama] = await Promise.all(streams);
+    await stopping;
+    expect(openAi.status).toBe(200);
+    expect(openAi.text).toContain('data: {"error":{"message":"The relay stopped (relay stopping)');
+    expect(ollama.text.trim().split('\n').at(-1)).toMatch(/^\{"error":"The relay stopped/);
+  });
 });

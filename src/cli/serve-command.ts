@@ -144,11 +144,15 @@ export async function serveCommand(
     `lmtab: open ${link} in Chrome or Edge${headless ? '' : ' and click Start Server'} to serve ` +
       'its engine here (the link carries the relay’s secret: keep it private)',
   );
+  // The relay first: its answers in progress end with an error event before the engine goes.
   const stop = () =>
-    void Promise.all([relay.close(), headless?.close()]).finally(() => {
-      claim?.release();
-      process.exit(0);
-    });
+    void relay
+      .close()
+      .then(() => headless?.close())
+      .finally(() => {
+        claim?.release();
+        process.exit(0);
+      });
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

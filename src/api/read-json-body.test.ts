@@ -94,7 +94,7 @@ describe('readJsonBody', () => {
   });
 
   it('takes 128 levels, and brackets inside strings do not count', async () => {
-    const deep = `${'['.repeat(127)}{"text":"[[[[{{{{\\\"[["}${']'.repeat(127)}`;
+    const deep = `${'['.repeat(127)}{"text":"[[[[{{{{\\"[["}${']'.repeat(127)}`;
     const request = new Request('http://lmtab.test/', { method: 'POST', body: deep });
     expect(await readJsonBody(request, { maxBytes: 1024 })).toBeInstanceOf(Array);
   });

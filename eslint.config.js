@@ -10,6 +10,7 @@ export default tseslint.config(
       'build/',
       'tests/.cache/',
       'bench/.cache/',
+      'soak/.cache/',
       'wasm/.cache/',
       'wasm/prebuilt/',
       'test-results/',

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { createRelay } from '../src/relay/index.js';
+import { createRelay, newSecret } from '../src/relay/index.js';
 import packageJson from '../package.json';
 import { addRun } from './add-run.js';
 import { args, chosenEngines, exitWithHelpIfAsked, settingsFromArgs } from './bench-args.js';
@@ -80,10 +80,12 @@ async function main(): Promise<void> {
   const vision = await visionFixture(join(root, 'tests/.cache/fixtures'));
   log('building the bench page');
   await buildBenchPage(root, appDir);
+  const engineSecret = newSecret();
   const relay = await createRelay({
     appDir,
     port: Number(args.port),
     version: packageJson.version,
+    engineSecret,
   });
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: process.env.LMTAB_BROWSER ?? '/usr/bin/chromium',
@@ -106,7 +108,7 @@ async function main(): Promise<void> {
       storageTypes: 'service_workers,cache_storage',
     });
     await cdp.detach();
-    await page.goto(`${relay.url}/bench/page/index.html`);
+    await page.goto(`${relay.url}/bench/page/index.html#pair=${engineSecret}`);
     await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
     const info = await pageCall(page, 'info');
     log(

@@ -59,6 +59,8 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   const message = event.data;
   if (message.type === 'init') {
     const store = createIdbModelStore();
+    // The engine host before this one may have died mid-upload: its chunks have no record.
+    void store.sweepOrphanChunks().catch(() => undefined);
     const gguf = createWllamaEngine({
       store,
       wasmUrl,

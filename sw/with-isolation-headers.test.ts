@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { contentSecurityPolicy } from '../src/bridge/content-security-policy.js';
 import { withIsolationHeaders } from './with-isolation-headers.js';
 
 describe('withIsolationHeaders', () => {
-  it('copies a response with COOP, COEP and CORP set, keeping status, headers and body', async () => {
+  it('copies a response with COOP, COEP, CORP and the CSP set, keeping status, headers and body', async () => {
     const original = new Response('<!doctype html>', {
       status: 203,
       statusText: 'Cached',
@@ -16,7 +17,9 @@ describe('withIsolationHeaders', () => {
       'cross-origin-opener-policy': 'same-origin',
       'cross-origin-embedder-policy': 'require-corp',
       'cross-origin-resource-policy': 'same-origin',
+      'content-security-policy': contentSecurityPolicy,
     });
+    expect(contentSecurityPolicy).toContain("script-src 'self' blob: 'wasm-unsafe-eval'");
     expect(await copy.text()).toBe('<!doctype html>');
   });
 

@@ -2,7 +2,6 @@
 // engine, and node-llama-wasm on the same files from IndexedDB. `npm run bench` drives it.
 import {
   connectRelay,
-  fetchRelaySession,
   engineSocketPath,
   startEngineHost,
   type EngineHostHandle,
@@ -188,7 +187,9 @@ function joinRelay(timeoutMs = 15_000): Promise<boolean> {
     connectRelay({
       url: `ws://${location.host}${engineSocketPath}`,
       connect: () => host?.connect(),
-      secret: async () => (await fetchRelaySession())?.engineSecret,
+      // run-bench opens this page with the relay's secret in the fragment, as `lmtab serve` prints it.
+      secret: () =>
+        Promise.resolve(new URLSearchParams(location.hash.slice(1)).get('pair') ?? undefined),
       version: packageJson.version,
       onEvent: (event) => {
         if (event.type !== 'state' || event.state !== 'connected') return;

@@ -76,4 +76,26 @@ describe('readJsonBody', () => {
     );
     expect(error).toMatchObject({ code: 'invalid_request', status: 400 });
   });
+
+  it('refuses JSON nested past the limit before walking it (400, not a stack overflow)', async () => {
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ]) {
+      const text = open.repeat(100_000) + close.repeat(100_000);
+      const request = new Request('http://lmtab.test/', { method: 'POST', body: text });
+      const error = await readJsonBody(request, { maxBytes: 1e6 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LmtabError);
+      expect(error).toMatchObject({ code: 'invalid_request', status: 400 });
+      expect((error as LmtabError).message).toMatch(
+        /^JSON nested too deeply in the request body: expected at most 128 levels of arrays and objects, received more \(level 129 opens at character \d+ of \d+\)\.$/,
+      );
+    }
+  });
+
+  it('takes 128 levels, and brackets inside strings do not count', async () => {
+    const deep = `${'['.repeat(127)}{"text":"[[[[{{{{\\"[["}${']'.repeat(127)}`;
+    const request = new Request('http://lmtab.test/', { method: 'POST', body: deep });
+    expect(await readJsonBody(request, { maxBytes: 1024 })).toBeInstanceOf(Array);
+  });
 });

@@ -1,6 +1,7 @@
 import { LmtabError } from '../errors/index.js';
 import { describeBytes } from './describe-bytes.js';
 import { quote } from './describe-value.js';
+import { findTooDeep, maxJsonNesting } from './json-nesting.js';
 
 /** Options of {@link readJsonBody}. */
 export interface ReadJsonBodyOptions {
@@ -10,7 +11,8 @@ export interface ReadJsonBodyOptions {
 
 /**
  * Reads a request body as JSON, refusing it (413) when Content-Length or the bytes actually read
- * exceed the limit, and (400) when it is empty or not JSON.
+ * exceed the limit, and (400) when it is empty, not JSON, or nested deeper than
+ * {@link maxJsonNesting} (checked on the text, before anything recurses over the value).
  */
 export async function readJsonBody(
   request: Request,
@@ -41,6 +43,15 @@ export async function readJsonBody(
     throw new LmtabError(
       'invalid_request',
       'Missing request body: expected a JSON object, received an empty body.',
+    );
+  }
+  const tooDeep = findTooDeep(text);
+  if (tooDeep !== undefined) {
+    throw new LmtabError(
+      'invalid_request',
+      `JSON nested too deeply in the request body: expected at most ${maxJsonNesting} levels of ` +
+        `arrays and objects, received more (level ${maxJsonNesting + 1} opens at character ` +
+        `${tooDeep.offset} of ${text.length}).`,
     );
   }
   let value: unknown;

@@ -1,3 +1,4 @@
+export { contentSecurityPolicy } from './content-security-policy.js';
 export { isApiPath } from './frames.js';
 export type {
   AbortFrame,

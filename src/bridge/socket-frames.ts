@@ -31,12 +31,16 @@ export const engineProtocol = 'lmtab-engine';
 export const engineSecretProtocolPrefix = 'lmtab-secret.';
 
 /**
- * Where the page the relay serves reads the engine secret (and the API key, for the Developer
- * tab): answered only to same-origin requests from a loopback page, never with CORS headers.
+ * Where the page the relay serves reads the API key (for the Developer tab) and the engine secret:
+ * answered only to a request that shows the secret (`Authorization: Bearer SECRET`, from the link
+ * the relay printed), same-origin from a loopback page, never with CORS headers.
  */
 export const relaySessionPath = '/lmtab/session';
 
-/** Fragment parameter of a pairing link (`/?relay=connect#pair=SECRET`) for a tab on another origin. */
+/**
+ * Fragment parameter that carries the engine secret in the links the relay prints: the person's
+ * link (`/#pair=SECRET`) and a pairing link (`/?relay=connect#pair=SECRET`) for a tab elsewhere.
+ */
 export const pairingFragmentName = 'pair';
 
 /** Query parameter of the app URL (`/?relay=connect`) that makes the page serve the relay at once. */

@@ -47,4 +47,15 @@ describe('the container arguments the manifests write', () => {
       port: 8080,
     });
   });
+
+  it('a replica without the gateway token refuses to start, saying where it comes from', async () => {
+    const bare = testContext({ env: {}, cwd: '/tmp' });
+    const args = replicaArgs(defineApp({ model: 'hf.co/org/repo:Q8_0' }));
+    await cloudReplicaCommand(bare).parseAsync(args.slice(2), { from: 'user' });
+    expect(bare.err.join('')).toMatch(
+      /^Error \(invalid_request\): A replica answers only its gateway: expected LMTAB_GATEWAY_TOKEN .*lmtab-gateway-token Secret/,
+    );
+    expect(bare.out).toEqual([]);
+    process.exitCode = undefined;
+  });
 });

@@ -9,11 +9,13 @@ import {
   GATEWAY,
   loadApp,
   planDeploy,
+  readExistingGatewayToken,
   readExistingRoutes,
   routePrefix,
   writeDeployFolder,
 } from '../cloud/index.js';
 import type { AppAuth } from '../cloud/index.js';
+import { newSecret } from '../relay/index.js';
 import { reportErrors } from './cloud-cli-context.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 
@@ -62,6 +64,7 @@ export async function runCloudDeploy(
     version: context.version,
     keys: { version: 1, keys },
     existingRoutes: await readExistingRoutes(outDir),
+    gatewayToken: (await readExistingGatewayToken(outDir)) ?? newSecret(),
   });
   await writeDeployFolder({ outDir, plan, packageRoot: context.packageRoot });
   const relativeOut = relative(context.cwd, outDir);

@@ -1,5 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { createGateway, createGatewayConfigReader, createKeyFileReader } from '../cloud/index.js';
+import {
+  createGateway,
+  createGatewayConfigReader,
+  createKeyFileReader,
+  GATEWAY_TOKEN_ENV,
+} from '../cloud/index.js';
 import { reportErrors } from './cloud-cli-context.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 
@@ -28,11 +33,14 @@ export function cloudGatewayCommand(context: CloudCliContext): Command {
             context.stderr(`lmtab: keeping the previous routes: ${error.message}\n`),
           );
           await routes();
+          const replicaToken = context.env[GATEWAY_TOKEN_ENV];
           const gateway = await createGateway({
             routes,
             keys: createKeyFileReader(options.keys),
             host: options.host,
             port: options.port,
+            // From the Secret the apps' replicas read too: they answer only requests carrying it.
+            replicaToken: replicaToken === '' ? undefined : replicaToken,
             log: (line) => context.stdout(`${line}\n`),
           });
           context.stdout(`lmtab ${context.version} gateway listening on ${gateway.url}\n`);

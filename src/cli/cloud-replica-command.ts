@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { defineApp } from '../cloud/index.js';
-import { toLmtabError } from '../errors/index.js';
+import { defineApp, GATEWAY_TOKEN_ENV } from '../cloud/index.js';
+import { LmtabError, toLmtabError } from '../errors/index.js';
 import { reportErrors } from './cloud-cli-context.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 import { parsePortNumber } from './cloud-gateway-command.js';
@@ -52,6 +52,15 @@ export function cloudReplicaCommand(context: CloudCliContext): Command {
           parallel: Number(options.parallel),
           keepAlive: options.keepAlive,
         });
+        const gatewayToken = context.env[GATEWAY_TOKEN_ENV];
+        if (gatewayToken === undefined || gatewayToken === '') {
+          throw new LmtabError(
+            'invalid_request',
+            `A replica answers only its gateway: expected ${GATEWAY_TOKEN_ENV} (the token the ` +
+              'gateway adds to every request, from the lmtab-gateway-token Secret), got none. ' +
+              'Deploy again with `lmtab cloud deploy` to get manifests that set it.',
+          );
+        }
         const say = (line: string) => context.stdout(`lmtab: ${line}\n`);
         // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
         const { serveApp } = await import('./cloud-serve-app.js');
@@ -62,6 +71,7 @@ export function cloudReplicaCommand(context: CloudCliContext): Command {
           relayPort: options.relayPort,
           profileDir: options.profileDir,
           log: say,
+          gatewayToken,
         });
         say(
           `replica of ${definition.model} on ${server.front.url}, ready once the model is loaded`,

@@ -9,6 +9,7 @@ import {
 } from '../cloud/index.js';
 import type { AppAuth, Gateway } from '../cloud/index.js';
 import { toLmtabError } from '../errors/index.js';
+import { newSecret } from '../relay/index.js';
 import { reportErrors } from './cloud-cli-context.js';
 import type { CloudCliContext } from './cloud-cli-context.js';
 import { parseAuth } from './cloud-deploy-command.js';
@@ -72,8 +73,12 @@ export function cloudRunCommand(context: CloudCliContext): Command {
         const { definition } = loaded;
         // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
         const { serveApp } = await import('./cloud-serve-app.js');
+        // The gateway and its replica share a token made for this run, as a deploy's share one
+        // Secret: the replica's port answers only the gateway.
+        const gatewayToken = newSecret();
         const server = await serveApp(context, {
           definition,
+          gatewayToken,
           host: '127.0.0.1',
           port: options.replicaPort,
           relayPort: options.relayPort,
@@ -102,6 +107,7 @@ export function cloudRunCommand(context: CloudCliContext): Command {
             keys: createKeyFileReader(keyFile),
             host: options.host,
             port: options.port,
+            replicaToken: gatewayToken,
             log: (line) => context.stderr(`${line}\n`),
           });
         } catch (error) {

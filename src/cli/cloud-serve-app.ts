@@ -20,6 +20,8 @@ export interface ServeAppOptions {
   profileDir?: string;
   /** Progress and browser lines. */
   log: (line: string) => void;
+  /** The token the gateway adds; the serving port refuses requests without it. */
+  gatewayToken: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function serveApp(
     host: options.host,
     port: options.port,
     log: options.log,
+    gatewayToken: options.gatewayToken,
     startRelay: async () => {
       const relay = await createRelay({
         appDir,

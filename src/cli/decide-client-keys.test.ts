@@ -24,4 +24,19 @@ describe('decideClientKeys', () => {
     const open = await decideClientKeys({ host: '0.0.0.0', apiKey: [], auth: false }, {}, make);
     expect(open.keys.keys).toEqual([]);
   });
+
+  it('--require-key: a key is made (or the given one kept) and required from everyone', async () => {
+    const made = await decideClientKeys(
+      { host: '127.0.0.1', apiKey: [], auth: true, requireKey: true },
+      {},
+      make,
+    );
+    expect(made).toEqual({ keys: { keys: ['made-key'], required: 'everyone' }, made: true });
+    const given = await decideClientKeys(
+      { host: '0.0.0.0', apiKey: ['a'], auth: true, requireKey: true },
+      {},
+      make,
+    );
+    expect(given).toEqual({ keys: { keys: ['a'], required: 'everyone' }, made: false });
+  });
 });

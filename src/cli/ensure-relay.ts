@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LmtabError } from '../errors/index.js';
 import { lmtabHome } from '../relay/index.js';
+import { openPrivateLog } from './open-private-log.js';
 import type { RelayClient } from './relay-client.js';
 import { isLocalHost } from './resolve-host.js';
 
@@ -26,7 +27,7 @@ const binPath = fileURLToPath(new URL('../../bin/lmtab.js', import.meta.url));
 /**
  * Makes sure a relay answers at the client's address. When none does and the address is this
  * machine's, starts `lmtab serve --headless` in the background (logging to `$LMTAB_HOME/relay.log`,
- * its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws
+ * mode 0600; its process id in `$LMTAB_HOME/relay.pid`) and waits for it; otherwise, or when no browser can run the engine, throws
  * `relay_unreachable`.
  */
 export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
@@ -54,9 +55,8 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   }
 
   const home = lmtabHome(env);
-  mkdirSync(home, { recursive: true });
   const logPath = join(home, 'relay.log');
-  const logFd = openSync(logPath, 'a');
+  const logFd = openPrivateLog(logPath);
   const host = client.baseUrl.hostname.replace(/^\[|\]$/g, '');
   const port = client.baseUrl.port === '' ? '80' : client.baseUrl.port;
   log(`Starting the lmtab relay with a headless engine at ${origin} (log: ${logPath})\n`);

@@ -31,6 +31,7 @@ import {
 } from './parse-options.js';
 import { psCommand } from './ps-command.js';
 import { pullCommand } from './pull-command.js';
+import { clientApiKey } from './client-api-key.js';
 import { createRelayClient } from './relay-client.js';
 import { resolveHost } from './resolve-host.js';
 import { rmCommand } from './rm-command.js';
@@ -51,10 +52,8 @@ function cliContext(): CliContext {
   return {
     connect() {
       connected ??= (async () => {
-        const client = createRelayClient({
-          baseUrl: resolveHost(process.env.LMTAB_HOST),
-          apiKey: process.env.LMTAB_API_KEY === '' ? undefined : process.env.LMTAB_API_KEY,
-        });
+        const baseUrl = resolveHost(process.env.LMTAB_HOST);
+        const client = createRelayClient({ baseUrl, apiKey: clientApiKey(process.env, baseUrl) });
         await ensureRelay({ client, log: (text) => process.stderr.write(text) });
         return client;
       })();
@@ -133,6 +132,11 @@ program
     'bound beyond loopback, leave the API open instead of making and requiring a key',
   )
   .option(
+    '--require-key',
+    'programs on this machine need the API key too (behind a reverse proxy, or shared by several users); makes one when --api-key is not given',
+    false,
+  )
+  .option(
     '--allowed-host <name>',
     'a name clients reach the relay by besides localhost and its addresses (repeatable); other Host headers get 403',
     collect,
@@ -151,7 +155,7 @@ program
   .option('--quiet', 'do not print a line per request', false)
   .addHelpText(
     'after',
-    "\nSecurity: on loopback (the default) the API is open to programs on this machine; with\n--host 0.0.0.0 it needs a key (made and printed unless --api-key or --no-auth). Engine tabs join\nonly with the relay's secret (LMTAB_HOME/relay-secret). --cors-origin '*' lets every web page\nyou visit use the API and your models.",
+    "\nSecurity: on loopback (the default) the API is open to programs on this machine; with\n--host 0.0.0.0 it needs a key (made and printed unless --api-key or --no-auth), and requests\nthrough a proxy need it too; --require-key makes this machine's programs send it as well. Engine\ntabs join only with the relay's secret (LMTAB_HOME/relay-secret, or the link serve prints).\n--cors-origin '*' lets every web page you visit use the API and your models.",
   )
   .action(async (options: ServeOptions) => {
     // Loaded on demand: playwright-core (the headless engine) takes seconds to import.

@@ -35,6 +35,8 @@ export interface ServeOptions {
   apiKey: string[];
   /** False with `--no-auth`: bound beyond loopback, the API stays open (no key is made). */
   auth: boolean;
+  /** `--require-key`: loopback clients need the key too (one is made when none is given). */
+  requireKey?: boolean;
   /** Names the `Host` header may carry besides loopback, the bound and LAN addresses. */
   allowedHost: string[];
   /** Seconds an engine may send nothing for a request before `engine_timeout`. */
@@ -116,8 +118,12 @@ export async function serveCommand(
   say(`lmtab ${meta.version} serving the app and API at ${shown} (OpenAI: ${shown}/v1)`);
   const beyondLoopback = !isLoopbackName(options.host);
   if (made) {
-    say(`lmtab: other devices need the API key ${clientKeys.keys[0]} (Authorization: Bearer KEY)`);
-    say(`lmtab: it is kept in ${join(home, 'relay-api-key')}; --no-auth leaves the API open`);
+    const who = clientKeys.required === 'everyone' ? 'Clients' : 'Other devices';
+    say(`lmtab: ${who} need the API key ${clientKeys.keys[0]} (Authorization: Bearer KEY)`);
+    say(
+      `lmtab: it is kept in ${join(home, 'relay-api-key')}, where the lmtab commands read it` +
+        (clientKeys.required === 'everyone' ? '' : '; --no-auth leaves the API open'),
+    );
   } else if (clientKeys.keys.length > 0) {
     say('lmtab: /v1 and /api need an API key (--api-key or LMTAB_API_KEY)');
   } else if (beyondLoopback) {
@@ -130,13 +136,23 @@ export async function serveCommand(
       say(`lmtab: a tab on another device serves as an engine with ${relay.pairingUrl(base)}`);
     }
   }
+  // The link carries the engine secret: the page keeps it, and no other local program can ask
+  // the relay for it (see README, Trust model).
+  const link = relay.appUrl(new URL(shown).origin);
   if (headless) say('lmtab: a headless engine starts with the first API request');
-  else say(`lmtab: open ${shown}/ and click Start Server to serve its engine here`);
+  say(
+    `lmtab: open ${link} in Chrome or Edge${headless ? '' : ' and click Start Server'} to serve ` +
+      'its engine here (the link carries the relay’s secret: keep it private)',
+  );
+  // The relay first: its answers in progress end with an error event before the engine goes.
   const stop = () =>
-    void Promise.all([relay.close(), headless?.close()]).finally(() => {
-      claim?.release();
-      process.exit(0);
-    });
+    void relay
+      .close()
+      .then(() => headless?.close())
+      .finally(() => {
+        claim?.release();
+        process.exit(0);
+      });
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

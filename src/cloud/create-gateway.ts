@@ -5,6 +5,7 @@ import { errorResponse } from '../api/wire-errors.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { authorizeRequest, EXPECTED_AUTHORIZATION, requiredScope } from './authorize-request.js';
 import { formatAccessLog, matchGatewayRoute } from './gateway-routing.js';
+import { GATEWAY_TOKEN_HEADER } from './gateway-token.js';
 import type { GatewayRoute, RouteMatch } from './gateway-routing.js';
 import type { KeyInfo, KeyRecord } from './key-store.js';
 import { proxyRequest, sendWebResponse } from './proxy-request.js';
@@ -26,6 +27,11 @@ export interface GatewayOptions {
   now?: () => Date;
   /** `X-Forwarded-Proto` when the client's own header is absent; default `http`. */
   protocol?: 'http' | 'https';
+  /**
+   * The token the apps' replicas require (`LMTAB_GATEWAY_TOKEN`), sent with every forwarded
+   * request in {@link GATEWAY_TOKEN_HEADER}; default none (apps that check no token).
+   */
+  replicaToken?: string;
 }
 
 /** A running gateway. */
@@ -108,6 +114,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         prefix: match.prefix,
         timeoutSeconds: match.route.timeoutSeconds,
         protocol: options.protocol ?? 'http',
+        addHeaders:
+          options.replicaToken === undefined
+            ? undefined
+            : { [GATEWAY_TOKEN_HEADER]: options.replicaToken },
       });
     } catch (error) {
       const cause = error instanceof LmtabError ? error : undefined;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Service as KnativeService } from '@kubernetes-models/knative/serving.knative.dev/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -24,9 +25,11 @@ const validators: Record<string, (value: Manifest) => void> = {
   'v1/Secret': (value) => new Secret(value as never).validate(),
   'v1/Service': (value) => new Service(value as never).validate(),
   'apps/v1/Deployment': (value) => new Deployment(value as never).validate(),
+  'networking.k8s.io/v1/NetworkPolicy': (value) => new NetworkPolicy(value as never).validate(),
   'serving.knative.dev/v1/Service': (value) => new KnativeService(value as never).validate(),
 };
 
+const gatewayToken = '0123456789abcdef'.repeat(4);
 let sample: AppDefinition;
 let keys: KeyFile;
 let plan: DeployPlan;
@@ -41,6 +44,7 @@ function options(overrides: Partial<DeployPlanOptions> = {}): DeployPlanOptions 
     namespace: 'lmtab',
     version: '0.1.0',
     keys,
+    gatewayToken,
     ...overrides,
   };
 }
@@ -94,8 +98,10 @@ describe('planDeploy for the sample app', { timeout: 60_000 }, () => {
       'v1/Namespace',
       'v1/ConfigMap',
       'v1/Secret',
+      'v1/Secret',
       'apps/v1/Deployment',
       'v1/Service',
+      'networking.k8s.io/v1/NetworkPolicy',
       'serving.knative.dev/v1/Service',
     ]);
     for (const manifest of manifests) {
@@ -112,7 +118,7 @@ describe('planDeploy for the sample app', { timeout: 60_000 }, () => {
     expect(() => validators['serving.knative.dev/v1/Service']?.(broken)).toThrow(
       /containerConcurrency must be integer/,
     );
-    const deployment = gatewayOf(plan)[2] ?? {};
+    const deployment = gatewayOf(plan)[3] ?? {};
     deployment.spec.replicas = '2';
     expect(() => validators['apps/v1/Deployment']?.(deployment)).toThrow(
       /replicas must be integer/,
@@ -190,7 +196,7 @@ describe('planDeploy for the sample app', { timeout: 60_000 }, () => {
   });
 
   it('wires the gateway: selectors, ports, mounted config and key hashes, route to the app', () => {
-    const [configMap, secret, deployment, service] = gatewayOf(plan) as Manifest[];
+    const [configMap, , secret, deployment, service] = gatewayOf(plan) as Manifest[];
     const podLabels = deployment?.spec.template.metadata.labels;
     expect(podLabels).toMatchObject(deployment?.spec.selector.matchLabels);
     expect(podLabels).toMatchObject(service?.spec.selector);
@@ -216,6 +222,53 @@ describe('planDeploy for the sample app', { timeout: 60_000 }, () => {
     ]);
     expect(parseKeyFile(secret?.stringData['keys.json'])).toEqual(keys);
     expect(secret?.stringData['keys.json']).not.toMatch(/lmtab_[A-Za-z0-9_-]{43}/);
+  });
+});
+
+describe('planDeploy keeps the apps behind their gateway', { timeout: 60_000 }, () => {
+  it('gives the gateway and the replicas one token from a Secret, rolled out with its fingerprint', () => {
+    const [, tokenSecret, , deployment] = gatewayOf(plan) as Manifest[];
+    expect(tokenSecret).toMatchObject({
+      kind: 'Secret',
+      metadata: { name: 'lmtab-gateway-token', namespace: 'lmtab' },
+      stringData: { token: gatewayToken },
+    });
+    const fromSecret = {
+      name: 'LMTAB_GATEWAY_TOKEN',
+      valueFrom: { secretKeyRef: { name: 'lmtab-gateway-token', key: 'token' } },
+    };
+    expect(deployment?.spec.template.spec.containers[0].env).toEqual([fromSecret]);
+    const app = knativeOf(plan).spec.template;
+    expect(app.spec.containers[0].env).toContainEqual(fromSecret);
+    const fingerprint = deployment?.spec.template.metadata.annotations['lmtab/gateway-token'];
+    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(app.metadata.annotations['lmtab/gateway-token']).toBe(fingerprint);
+    expect(JSON.stringify(knativeOf(plan))).not.toContain(gatewayToken);
+    const other = planDeploy(options({ gatewayToken: 'f'.repeat(64) }));
+    expect(knativeOf(other).spec.template.metadata.annotations['lmtab/gateway-token']).not.toBe(
+      fingerprint,
+    );
+  });
+
+  it('admits only the gateway and Knative to the app pods', () => {
+    const policy = gatewayOf(plan).find((manifest) => manifest.kind === 'NetworkPolicy');
+    const appPods = knativeOf(plan).spec.template.metadata.labels as Record<string, string>;
+    expect(appPods).toMatchObject(policy?.spec.podSelector.matchLabels);
+    expect(policy?.spec.policyTypes).toEqual(['Ingress']);
+    const [rule] = policy?.spec.ingress as Manifest[];
+    const gatewayPods = (gatewayOf(plan)[3] ?? {}).spec.template.metadata.labels;
+    expect(gatewayPods).toMatchObject(rule?.from[0].podSelector.matchLabels);
+    expect(rule?.from.slice(1)).toEqual(
+      [
+        'knative-serving',
+        'kourier-system',
+        'istio-system',
+        'contour-internal',
+        'contour-external',
+      ].map((name) => ({
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } },
+      })),
+    );
   });
 });
 

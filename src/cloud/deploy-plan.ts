@@ -17,6 +17,11 @@ export interface DeployPlanOptions extends AppDeployment {
   keys: KeyFile;
   /** Routes of apps deployed earlier from the same folder, kept in the gateway. */
   existingRoutes?: readonly GatewayRoute[];
+  /**
+   * The token the gateway adds and the replicas require: the folder's earlier one (see
+   * `readExistingGatewayToken`), else a new random one.
+   */
+  gatewayToken: string;
 }
 
 /** The deploy folder's files, and what the user should know. */
@@ -119,6 +124,7 @@ export function planDeploy(options: DeployPlanOptions): DeployPlan {
         image: options.image,
         namespace: options.namespace,
         version: options.version,
+        gatewayToken: options.gatewayToken,
       }),
       header(
         `The gateway: the public URL, API keys, and routes to ${routes.length === 1 ? 'the app' : `${routes.length} apps`}.`,
@@ -128,7 +134,7 @@ export function planDeploy(options: DeployPlanOptions): DeployPlan {
   files.set(
     MANIFEST_FILES.app(options.org, options.app),
     toYaml(
-      [knativeService(options)],
+      [knativeService(options, { gatewayToken: options.gatewayToken })],
       header(`The app ${options.org}/${options.app}: ${app.model}, inside the cluster only.`),
     ),
   );
@@ -171,7 +177,7 @@ function renderDeployReadme(
     '| --- | --- |',
     '| `Dockerfile`, `lmtab/` | the lmtab image: Node 20, lmtab built, Debian Chromium, a volume at /data for the browser profile |',
     '| `k8s/00-namespace.yaml` | the namespace |',
-    '| `k8s/10-gateway.yaml` | the gateway (ConfigMap of routes, Secret of key hashes, Deployment, LoadBalancer Service): the public URL and API keys |',
+    '| `k8s/10-gateway.yaml` | the gateway (ConfigMap of routes, Secret of key hashes, Deployment, LoadBalancer Service): the public URL and API keys; the Secret of the token the apps accept from the gateway alone, and the NetworkPolicy that admits only the gateway and Knative to the apps (keep this file private) |',
     `| \`${MANIFEST_FILES.app(options.org, options.app)}\` | the Knative Service of ${options.org}/${options.app}, reachable only inside the cluster |`,
     '',
     '## Needs',

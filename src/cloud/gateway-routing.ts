@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isApiPath } from '../bridge/frames.js';
 import { LmtabError } from '../errors/index.js';
 import type { AppAuth } from './authorize-request.js';
+import { GATEWAY_TOKEN_HEADER } from './gateway-token.js';
 
 /** One app behind the gateway, reached at `/ORG/APP/v1/...` and `/ORG/APP/api/...`. */
 export interface GatewayRoute {
@@ -76,13 +77,17 @@ export interface ForwardedFacts {
   clientAddress: string | undefined;
 }
 
-/** Request headers that stay at the gateway. */
+/**
+ * Request headers that stay at the gateway; a client's own gateway token is dropped too (only the
+ * gateway sets it).
+ */
 const credentials = new Set([
   'authorization',
   'cookie',
   'x-api-key',
   'origin',
   'proxy-authorization',
+  GATEWAY_TOKEN_HEADER,
 ]);
 
 /**

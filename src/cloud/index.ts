@@ -76,6 +76,13 @@ export { loadApp, parseAppReference, suggestAppName } from './load-app.js';
 export type { AppReference, LoadAppOptions, LoadedApp } from './load-app.js';
 export { pullAndLoad, storedModelName } from './pull-and-load.js';
 export type { PullAndLoadOptions } from './pull-and-load.js';
+export {
+  checkGatewayToken,
+  GATEWAY_TOKEN_ENV,
+  GATEWAY_TOKEN_HEADER,
+  GATEWAY_TOKEN_SECRET,
+  tokenFingerprint,
+} from './gateway-token.js';
 export { proxyRequest, sendWebResponse } from './proxy-request.js';
 export type { ProxyTarget } from './proxy-request.js';
 export { createReplicaFront } from './replica-front.js';
@@ -83,5 +90,9 @@ export type { ReplicaFront, ReplicaFrontOptions, ReplicaState } from './replica-
 export { appServiceName, assertDnsLabel } from './resource-names.js';
 export { startAppServer } from './start-app-server.js';
 export type { AppServer, AppServerOptions, RunningRelay } from './start-app-server.js';
-export { readExistingRoutes, writeDeployFolder } from './write-deploy-folder.js';
+export {
+  readExistingGatewayToken,
+  readExistingRoutes,
+  writeDeployFolder,
+} from './write-deploy-folder.js';
 export type { WriteDeployFolderOptions } from './write-deploy-folder.js';

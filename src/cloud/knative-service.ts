@@ -2,6 +2,7 @@ import type { AppAuth } from './authorize-request.js';
 import { CHROMIUM_ARGS_ENV, CONTAINER_CHROMIUM_ARGS, GPU_CHROMIUM_ARGS } from './chromium-args.js';
 import type { AppDefinition } from './define-app.js';
 import { formatDuration } from './duration.js';
+import { gatewayTokenEnv, tokenFingerprint } from './gateway-token.js';
 import { appServiceName } from './resource-names.js';
 
 /** One app as deployed: its definition and where it goes. */
@@ -18,6 +19,15 @@ export interface AppDeployment {
   namespace: string;
   /** lmtab's version, recorded in labels. */
   version: string;
+}
+
+/** Options of {@link knativeService}. */
+export interface KnativeServiceOptions {
+  /**
+   * The gateway token (see `gateway-token.ts`): the replicas read it from its Secret, and its
+   * fingerprint on the pod template makes a new token roll out a new revision.
+   */
+  gatewayToken: string;
 }
 
 /** The port every lmtab container listens on inside the cluster. */
@@ -70,9 +80,13 @@ export function appUpstreamUrl(
  * The Knative Service of an app: reachable only inside the cluster (the gateway owns the public
  * URL), scaled on concurrency by the KPA between min and max replicas (zero allowed), kept for
  * `keepAlive` after load drops, one request limited to `requestTimeout`, one NVIDIA GPU when asked,
- * and an emptyDir for the browser profile so a restarted container keeps its downloaded weights.
+ * and an emptyDir for the browser profile so a restarted container keeps its downloaded weights;
+ * its replicas answer only requests carrying the gateway's token.
  */
-export function knativeService(deployment: AppDeployment): Record<string, unknown> {
+export function knativeService(
+  deployment: AppDeployment,
+  options: KnativeServiceOptions,
+): Record<string, unknown> {
   const { definition: app, version } = deployment;
   const name = appServiceName(deployment.org, deployment.app);
   const appLabels = {
@@ -88,8 +102,10 @@ export function knativeService(deployment: AppDeployment): Record<string, unknow
     limits.memory = app.memory;
   }
   if (app.gpu) limits['nvidia.com/gpu'] = 1;
-  const env = [
+  const env: Record<string, unknown>[] = [
     { name: 'LMTAB_HOME', value: DATA_DIR },
+    // Requests without the gateway's token are refused: only the gateway reaches the app.
+    gatewayTokenEnv(),
     // Gated and private hub repositories need a token; the Secret is optional.
     {
       name: 'HF_TOKEN',
@@ -123,6 +139,7 @@ export function knativeService(deployment: AppDeployment): Record<string, unknow
             'autoscaling.knative.dev/max-scale': String(app.maxReplicas),
             'autoscaling.knative.dev/scale-down-delay': formatDuration(app.keepAliveSeconds),
             'serving.knative.dev/progress-deadline': formatDuration(app.startupTimeoutSeconds),
+            'lmtab/gateway-token': tokenFingerprint(options.gatewayToken),
           },
         },
         spec: {

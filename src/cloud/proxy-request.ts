@@ -28,6 +28,8 @@ export interface ProxyTarget {
   timeoutSeconds?: number;
   /** `X-Forwarded-Proto` when the client's own header is absent. */
   protocol: 'http' | 'https';
+  /** Headers added to the forwarded request (the gateway's token for its replicas). */
+  addHeaders?: Record<string, string>;
 }
 
 /**
@@ -52,15 +54,18 @@ export function proxyRequest(
         port: upstream.port,
         method: request.method,
         path: base + target.path,
-        headers: forwardHeaders(request.headers, {
-          prefix: target.prefix,
-          host: request.headers.host,
-          protocol:
-            forwardedProto === 'https' || forwardedProto === 'http'
-              ? forwardedProto
-              : target.protocol,
-          clientAddress: request.socket.remoteAddress,
-        }),
+        headers: {
+          ...forwardHeaders(request.headers, {
+            prefix: target.prefix,
+            host: request.headers.host,
+            protocol:
+              forwardedProto === 'https' || forwardedProto === 'http'
+                ? forwardedProto
+                : target.protocol,
+            clientAddress: request.socket.remoteAddress,
+          }),
+          ...target.addHeaders,
+        },
         timeout: target.timeoutSeconds === undefined ? undefined : target.timeoutSeconds * 1000,
       },
       (answer) => {

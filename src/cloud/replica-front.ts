@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { errorResponse } from '../api/wire-errors.js';
 import { isApiPath } from '../bridge/frames.js';
 import { LmtabError } from '../errors/index.js';
+import { checkGatewayToken } from './gateway-token.js';
 import { proxyRequest, sendWebResponse } from './proxy-request.js';
 
 /** What a replica is doing, as its readiness probe reports it. */
@@ -26,6 +27,12 @@ export interface ReplicaFrontOptions {
   port?: number;
   /** Longest the relay may stay silent on one request, in seconds; default no limit. */
   timeoutSeconds?: number;
+  /**
+   * The token the gateway adds (`X-Lmtab-Gateway-Token`): `/v1` and `/api` requests without
+   * it get 401, so that only the gateway (which checks API keys) reaches the app. Probes need none.
+   * Default none: every caller is served (a replica nothing but its gateway can reach).
+   */
+  gatewayToken?: string;
 }
 
 /** A running replica front. */
@@ -38,7 +45,8 @@ export interface ReplicaFront {
 /**
  * The port a replica serves on: `/health/ready` answers 200 only once the model is loaded (so
  * Knative sends no request to a replica still downloading), `/health` answers 200 while the
- * process lives, and `/v1` and `/api` go to the replica's relay; until ready they get 503.
+ * process lives, and `/v1` and `/api` go to the replica's relay (from the gateway only, when a
+ * gateway token is set); until ready they get 503.
  */
 export async function createReplicaFront(options: ReplicaFrontOptions): Promise<ReplicaFront> {
   const server = createServer((request, response) => {
@@ -61,6 +69,15 @@ export async function createReplicaFront(options: ReplicaFrontOptions): Promise<
           `Expected a path under /v1 or /api, got ${JSON.stringify(pathname)}.`,
         ),
       );
+      return;
+    }
+    const notGateway =
+      options.gatewayToken === undefined
+        ? undefined
+        : checkGatewayToken(request.headers, options.gatewayToken);
+    if (notGateway !== undefined) {
+      request.resume();
+      void answer(notGateway);
       return;
     }
     if (!state.ready) {

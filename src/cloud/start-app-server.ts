@@ -24,6 +24,8 @@ export interface AppServerOptions {
   log?: (line: string) => void;
   /** Pulls and loads the model; default {@link pullAndLoad}. */
   prepare?: (options: PullAndLoadOptions) => Promise<string>;
+  /** The token the gateway adds; requests without it are refused (see `createReplicaFront`). */
+  gatewayToken?: string;
 }
 
 /** One app serving: its front port, its relay, and the model once ready. */
@@ -54,6 +56,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       host: options.host,
       port: options.port,
       timeoutSeconds: definition.requestTimeoutSeconds,
+      gatewayToken: options.gatewayToken,
     });
   } catch (error) {
     await relay.close();

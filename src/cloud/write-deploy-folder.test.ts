@@ -1,11 +1,15 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defineApp } from './define-app.js';
 import { planDeploy } from './deploy-plan.js';
 import type { DeployPlanOptions } from './deploy-plan.js';
-import { readExistingRoutes, writeDeployFolder } from './write-deploy-folder.js';
+import {
+  readExistingGatewayToken,
+  readExistingRoutes,
+  writeDeployFolder,
+} from './write-deploy-folder.js';
 
 let folder: string;
 let packageRoot: string;
@@ -19,6 +23,7 @@ const options = (app: string): DeployPlanOptions => ({
   namespace: 'lmtab',
   version: '0.1.0',
   keys: { version: 1, keys: [] },
+  gatewayToken: 'a'.repeat(64),
 });
 
 beforeEach(async () => {
@@ -76,6 +81,15 @@ describe('writeDeployFolder', () => {
       '20-app-acme-chat.yaml',
       '20-app-acme-other.yaml',
     ]);
+  });
+
+  it('keeps the gateway token across deploys, in a manifest only its owner reads', async () => {
+    const outDir = join(folder, 'out');
+    expect(await readExistingGatewayToken(outDir)).toBeUndefined();
+    await writeDeployFolder({ outDir, plan: planDeploy(options('chat')), packageRoot });
+    expect(await readExistingGatewayToken(outDir)).toBe('a'.repeat(64));
+    expect((await stat(join(outDir, 'k8s/10-gateway.yaml'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(outDir, 'k8s/20-app-acme-chat.yaml'))).mode & 0o777).toBe(0o644);
   });
 
   it('refuses an lmtab that is not built', async () => {

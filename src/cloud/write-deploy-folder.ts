@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { LmtabError } from '../errors/index.js';
 import { MANIFEST_FILES, routesFromGatewayYaml } from './deploy-plan.js';
 import type { DeployPlan } from './deploy-plan.js';
+import { gatewayTokenFromYaml } from './gateway-manifests.js';
 import type { GatewayRoute } from './gateway-routing.js';
 
 /** Options of {@link writeDeployFolder}. */
@@ -22,6 +23,12 @@ const required = ['package.json', 'bin/lmtab.js', 'build/cli/main.js', 'dist/ind
 export async function readExistingRoutes(outDir: string): Promise<GatewayRoute[]> {
   const text = await readFile(join(outDir, MANIFEST_FILES.gateway), 'utf8').catch(() => undefined);
   return text === undefined ? [] : routesFromGatewayYaml(text);
+}
+
+/** The gateway token of apps deployed from this folder before (none for a new folder). */
+export async function readExistingGatewayToken(outDir: string): Promise<string | undefined> {
+  const text = await readFile(join(outDir, MANIFEST_FILES.gateway), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : gatewayTokenFromYaml(text);
 }
 
 /**
@@ -46,7 +53,8 @@ export async function writeDeployFolder(options: WriteDeployFolderOptions): Prom
   for (const [path, content] of options.plan.files) {
     const full = join(outDir, path);
     await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, content);
+    // The gateway's manifest holds the token its apps accept: readable by its owner only.
+    await writeFile(full, content, { mode: path === MANIFEST_FILES.gateway ? 0o600 : 0o644 });
     written.push(path);
   }
   const context = join(outDir, 'lmtab');

@@ -44,6 +44,27 @@ const rows = {
     exitStatus: 5,
     meaning: 'The path exists but not with this HTTP method.',
   },
+  url_too_long: {
+    status: 414,
+    openAiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+    exitStatus: 6,
+    meaning: "The request line (method, path and query) is longer than the relay's header limit.",
+  },
+  headers_too_large: {
+    status: 431,
+    openAiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+    exitStatus: 7,
+    meaning: "The request's headers are larger than the relay's header limit.",
+  },
+  request_timeout: {
+    status: 408,
+    openAiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+    exitStatus: 8,
+    meaning: 'The client did not send the whole request head in time.',
+  },
   unauthorized: {
     status: 401,
     openAiType: 'authentication_error',

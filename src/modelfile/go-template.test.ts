@@ -134,6 +134,10 @@ describe('functions', () => {
       'a-7-"q\\n"-true-[1 2 3]-1.50-    r|4  |',
     ],
     ['{{ printf "%d" "x" }} {{ printf "%s %s" "a" }}', '%!d(string=x) a %!s(MISSING)'],
+    // fmt's parsenum gives up past 1e6: no width or precision pads a prompt by 100 MB.
+    ['{{ printf "a%100000000sb%d" "x" 3 }}', 'a%!(NOVERB)%!(EXTRA string=x, int=3)'],
+    ['{{ printf "%s|%.99999999f" "x" 1.5 }}', 'x|%!(NOVERB)%!(EXTRA float64=1.5)'],
+    ['{{ len (printf "%1000000s" "x") }}', '1000000'],
     ['{{ print "a" 1 2 "b" }} {{ println 1 "a" }}', 'a1 2b 1 a\n'],
     ['{{ "a" | printf "%s!" }}', 'a!'],
     ['{{ .L }} {{ .M }} {{ 1.5 }} {{ 0.000015 }}', '[1 2 3] map[k:v] 1.5 1.5e-05'],

@@ -159,11 +159,31 @@ export function marshalJson(value: unknown): string {
   );
 }
 
+/**
+ * Whether fmt's `parsenum` gives up on a width or precision: it stops once the number read so far
+ * passes 1e6 and another digit follows, so no directive can ask for a 100-megabyte padding.
+ */
+function tooLarge(digits: string | undefined): boolean {
+  let num = 0;
+  for (const digit of digits ?? '') {
+    if (num > 1e6) return true;
+    num = num * 10 + Number(digit);
+  }
+  return false;
+}
+
+const directive = /%([-+# 0]*)(\d+)?(?:\.(\d*))?([a-zA-Z%])/g;
+
 /** fmt.Sprintf for the verbs %v %s %d %q %t %f %e %g %x %%, with flags, width and precision. */
 export function sprintf(format: string, args: readonly unknown[]): string {
+  // As fmt does, a width or precision too large to parse ends the format with %!(NOVERB).
+  const overflow = [...format.matchAll(directive)].find(
+    (match) => tooLarge(match[2]) || tooLarge(match[3]),
+  );
+  const parsed = overflow === undefined ? format : format.slice(0, overflow.index);
   let next = 0;
-  const out = format.replace(
-    /%([-+# 0]*)(\d+)?(?:\.(\d*))?([a-zA-Z%])/g,
+  const formatted = parsed.replace(
+    directive,
     (_m, flags: string, width?: string, precision?: string, verb = 'v') => {
       if (verb === '%') return '%';
       if (next >= args.length) return `%!${verb}(MISSING)`;
@@ -178,6 +198,7 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       return sign + text.slice(sign.length).padStart(size - sign.length, '0');
     },
   );
+  const out = overflow === undefined ? formatted : `${formatted}%!(NOVERB)`;
   if (next >= args.length) return out;
   const extra = args.slice(next).map((arg) => `${goTypeName(arg)}=${formatValue(arg)}`);
   return `${out}%!(EXTRA ${extra.join(', ')})`;

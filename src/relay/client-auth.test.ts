@@ -26,6 +26,21 @@ describe('checkClientKey', () => {
     expect(checkClientKey({}, '::ffff:127.0.0.1', made)).toBeUndefined();
   });
 
+  it('with a made key, a loopback request carrying proxy headers is not local and needs it', () => {
+    const made = { keys: ['made'], required: 'remote' as const };
+    for (const header of [
+      { forwarded: 'for=203.0.113.9' },
+      { 'x-forwarded-for': '203.0.113.9' },
+      { 'x-real-ip': '203.0.113.9' },
+      { via: '1.1 caddy' },
+    ]) {
+      expect(checkClientKey(header, '127.0.0.1', made)?.status).toBe(401);
+      expect(checkClientKey({ ...header, authorization: 'Bearer made' }, '127.0.0.1', made)).toBe(
+        undefined,
+      );
+    }
+  });
+
   it('without keys the API is open', () => {
     expect(checkClientKey({}, '192.168.1.20', { keys: [], required: 'everyone' })).toBeUndefined();
   });

@@ -8,9 +8,10 @@ export interface ClientKeys {
   /** Accepted keys; none means the API is open. */
   keys: readonly string[];
   /**
-   * `everyone` for keys given with `--api-key` or `LMTAB_API_KEY`; `remote` for the key the relay
-   * made itself when bound beyond loopback: programs on this machine (loopback addresses) stay
-   * free to call it, as they are on a loopback relay.
+   * `everyone` for keys given with `--api-key` or `LMTAB_API_KEY`, or made with `--require-key`;
+   * `remote` for the key the relay made itself when bound beyond loopback: programs on this
+   * machine (loopback addresses, without proxy headers) stay free to call it, as they are on a
+   * loopback relay.
    */
   required: 'everyone' | 'remote';
 }
@@ -33,9 +34,28 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   return typeof header === 'string' && header !== '' ? header.trim() : undefined;
 }
 
+/** Headers a reverse proxy adds (nginx, Caddy, Traefik, Apache): the client is not the proxy. */
+const proxyHeaders = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+  'via',
+];
+
+/**
+ * Whether a request came through a proxy: a proxy on this machine connects from loopback for
+ * clients anywhere, so such a request is never taken for a local program's.
+ */
+export function viaProxy(headers: IncomingHttpHeaders): boolean {
+  return proxyHeaders.some((name) => headers[name] !== undefined);
+}
+
 /**
  * Checks a `/v1` or `/api` request's key: undefined when it may pass, else the 401 to answer.
- * `remoteAddress` is the client's address as the socket reports it.
+ * `remoteAddress` is the client's address as the socket reports it; with `required: 'remote'`,
+ * loopback clients pass without a key unless the request carries proxy headers.
  */
 export function checkClientKey(
   headers: IncomingHttpHeaders,
@@ -43,9 +63,8 @@ export function checkClientKey(
   rule: ClientKeys,
 ): LmtabError | undefined {
   if (rule.keys.length === 0) return undefined;
-  if (rule.required === 'remote' && remoteAddress !== undefined && isLoopbackName(remoteAddress)) {
-    return undefined;
-  }
+  const local = remoteAddress !== undefined && isLoopbackName(remoteAddress) && !viaProxy(headers);
+  if (rule.required === 'remote' && local) return undefined;
   const key = presentedKey(headers);
   if (key !== undefined && rule.keys.some((expected) => sameSecret(key, expected))) {
     return undefined;

@@ -399,22 +399,29 @@ describe('createRelay: who may join, call and read', () => {
     }
   });
 
-  it('tells its secret and key only to a same-origin page on loopback, never with CORS', async () => {
+  it('tells its secret and key only to a page that shows the secret, on loopback, never with CORS', async () => {
     await start({ corsOrigins: ['*'], clientKeys: { keys: ['sk-test'], required: 'everyone' } });
-    const page = await raw('/lmtab/session', { 'Sec-Fetch-Site': 'same-origin' });
+    const page = await raw('/lmtab/session', { Authorization: `Bearer ${secret}` });
     expect(page.status).toBe(200);
     expect(JSON.parse(page.body)).toEqual({ engineSecret: secret, apiKey: 'sk-test' });
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
+    // A header any local program can send proves nothing: other users of this machine get neither.
+    const forged = await raw('/lmtab/session', { 'Sec-Fetch-Site': 'same-origin' });
+    expect(forged.status).toBe(401);
+    expect(forged.body).toContain('only to a page that holds its engine secret');
     for (const headers of [
       {} as Record<string, string>,
-      { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.example' },
-      { 'Sec-Fetch-Site': 'same-origin', Origin: 'http://evil.example' },
-      { 'Sec-Fetch-Site': 'same-site' },
+      { Authorization: `Bearer ${'0'.repeat(64)}` },
+      { Authorization: 'Bearer sk-test' },
+      { Authorization: `Bearer ${secret}`, Origin: 'http://evil.example' },
+      { Authorization: `Bearer ${secret}`, 'X-Forwarded-For': '203.0.113.9' },
+      { Authorization: `Bearer ${secret}`, Host: `127.0.0.1.nip.io:${port}` },
     ]) {
       const refused = await raw('/lmtab/session', headers);
-      expect(refused.status, JSON.stringify(headers)).toBe(403);
+      expect([401, 403], JSON.stringify(headers)).toContain(refused.status);
       expect(refused.body).not.toContain(secret);
+      expect(refused.body).not.toContain('sk-test');
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
     }
   });

@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
@@ -15,7 +21,14 @@ import {
   relaySessionPath,
 } from '../bridge/socket-frames.js';
 import { LmtabError } from '../errors/index.js';
-import { checkClientKey, sameSecret, type ClientKeys } from './client-auth.js';
+import { answerClientError } from './answer-client-error.js';
+import {
+  checkClientKey,
+  presentedKey,
+  sameSecret,
+  viaProxy,
+  type ClientKeys,
+} from './client-auth.js';
 import { decideCors, preflightHeaders } from './cors-policy.js';
 import { createEnginePool, type EnginePoolStats } from './engine-pool.js';
 import { attachEngineSocket, type EngineSocket } from './engine-socket.js';
@@ -58,7 +71,7 @@ export interface RelayOptions {
   heartbeatMs?: number;
   /**
    * The secret engine tabs offer to join (see `loadOrCreateSecret`); default a random one made now.
-   * The page the relay serves reads it from `/lmtab/session`; other pages need a pairing link.
+   * Pages get it only from the links the relay prints ({@link Relay.appUrl}, {@link Relay.pairingUrl}).
    */
   engineSecret?: string;
   /** Names besides loopback, the bound address and LAN addresses that the `Host` may be. */
@@ -94,10 +107,16 @@ export interface Relay {
   /** The app URL that makes a page serve as this relay's engine (`/?relay=connect`). */
   engineUrl: string;
   /**
-   * {@link engineUrl} with the engine secret in its fragment (`#pair=...`), for a browser that
-   * cannot read `/lmtab/session` (headless engines, tabs on other devices). Keep it private.
+   * {@link engineUrl} with the engine secret in its fragment (`#pair=...`): the page joins as an
+   * engine at once (headless engines, tabs on other devices). Keep it private.
    */
   pairingUrl(base?: string): string;
+  /**
+   * The app's address with the engine secret in its fragment (`/#pair=...`), for the person who
+   * started the relay: the page keeps the secret, joins when they click Start Server, and reads
+   * the API key from `/lmtab/session`. Keep it private.
+   */
+  appUrl(base?: string): string;
   server: Server;
   /** Engines, their busy slots, and the queue. */
   stats(): EnginePoolStats;
@@ -137,6 +156,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const engineUrl = () => `${localUrl()}/?${engineQueryFlag.name}=${engineQueryFlag.value}`;
   const pairingUrl = (base = localUrl()) =>
     `${base}/?${engineQueryFlag.name}=${engineQueryFlag.value}#${pairingFragmentName}=${engineSecret}`;
+  const appUrl = (base = localUrl()) => `${base}/#${pairingFragmentName}=${engineSecret}`;
   const startEngine = options.startEngine;
   const pool = createEnginePool<EngineSocket>({
     queueLimit: options.queueLimit,
@@ -145,8 +165,8 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     startEngine: startEngine && (() => startEngine(pairingUrl())),
     get noEngineHint() {
       return (
-        `Open ${localUrl()}/ in Chrome or Edge and click Start Server, ` +
-        'or start the relay with --headless.'
+        `Open ${localUrl()}/ in Chrome or Edge by the link \`lmtab serve\` printed (it carries ` +
+        "the relay's engine secret) and click Start Server, or start the relay with --headless."
       );
     },
   });
@@ -183,24 +203,41 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   };
 
   /**
-   * The engine secret and API key, for the page this relay serves: only to a same-origin request
-   * (Sec-Fetch-Site, which pages cannot forge) from a loopback address by a loopback name, never
-   * with CORS headers, so that neither another site's page nor another device can read them.
+   * The engine secret and API key, for the page this relay serves, once it proves it holds the
+   * secret (`Authorization: Bearer SECRET`, from the link the relay printed): headers such as
+   * Sec-Fetch-Site prove nothing, since any local program can send them, and the route must not
+   * give away more than `LMTAB_HOME/relay-secret` (mode 0600) does. Only same-origin requests from
+   * a loopback address by a loopback name, and never with CORS headers.
    */
   const answerSession = (request: IncomingMessage, response: ServerResponse) => {
     const origin = request.headers.origin;
-    const sameOrigin =
-      request.headers['sec-fetch-site'] === 'same-origin' &&
-      (origin === undefined || origin === `http://${request.headers.host}`);
+    const sameOrigin = origin === undefined || origin === `http://${request.headers.host}`;
     const local =
       isLoopbackName(request.socket.remoteAddress ?? '') &&
-      isLoopbackName(hostName(request.headers.host ?? ''));
+      isLoopbackName(hostName(request.headers.host ?? '')) &&
+      !viaProxy(request.headers);
     const headers = { ...isolationHeaders, 'Cache-Control': 'no-store' };
+    const refuse = (status: number, message: string) => {
+      response.writeHead(status, { ...headers, 'Content-Type': 'text/plain' });
+      response.end(`${message}\n`);
+    };
     if (request.method !== 'GET' || !sameOrigin || !local) {
-      response.writeHead(403, { ...headers, 'Content-Type': 'text/plain' });
-      return void response.end(
-        'The relay gives its engine secret only to the page it serves, opened on this machine ' +
-          '(http://localhost or 127.0.0.1). Other tabs join with the pairing link `lmtab serve` prints.\n',
+      return refuse(
+        403,
+        'The relay answers its session only to the page it serves, opened on this machine ' +
+          '(http://localhost or 127.0.0.1). Other tabs join with the pairing link `lmtab serve` prints.',
+      );
+    }
+    const presented = presentedKey(request.headers);
+    if (presented === undefined || !sameSecret(presented, engineSecret)) {
+      return refuse(
+        401,
+        presented === undefined
+          ? 'The relay answers its session only to a page that holds its engine secret: open the ' +
+              'link `lmtab serve` printed (http://127.0.0.1:PORT/#pair=SECRET), or read the secret ' +
+              'from LMTAB_HOME/relay-secret and send `Authorization: Bearer SECRET`.'
+          : 'Wrong engine secret: it is not this relay’s (it changes when LMTAB_HOME/relay-secret ' +
+              'is deleted). Open the link `lmtab serve` prints again.',
       );
     }
     const session: RelaySession = {
@@ -216,7 +253,14 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     const api = isApiPath(pathname);
     const wrongHost = hostRefusal(request);
     if (wrongHost) {
-      if (api) return sendResponse(errorResponse(pathname, wrongHost), response, isolationHeaders);
+      if (api) {
+        return sendResponse(
+          errorResponse(pathname, wrongHost),
+          response,
+          isolationHeaders,
+          request,
+        );
+      }
       response.writeHead(403, { ...isolationHeaders, 'Content-Type': 'text/plain' });
       return void response.end(`${wrongHost.message}\n`);
     }
@@ -230,7 +274,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
             `origin${corsOrigins.length > 0 ? ` or one of ${corsOrigins.join(', ')}` : ''}. ` +
             `Start the relay with --cors-origin ${cors.origin} to allow them.`,
         );
-        return sendResponse(errorResponse(pathname, refusal), response, isolationHeaders);
+        return sendResponse(errorResponse(pathname, refusal), response, isolationHeaders, request);
       }
       const headers = { ...isolationHeaders, ...(cors.kind === 'allowed' ? cors.headers : {}) };
       if (request.method === 'OPTIONS') {
@@ -247,10 +291,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         clientKeys,
       );
       if (unauthorized) {
-        return sendResponse(errorResponse(pathname, unauthorized), response, {
-          ...headers,
-          'WWW-Authenticate': 'Bearer',
-        });
+        return sendResponse(
+          errorResponse(pathname, unauthorized),
+          response,
+          { ...headers, 'WWW-Authenticate': 'Bearer' },
+          request,
+        );
       }
       requestCount += 1;
       // Model files stream to the tab's store through /api/blobs; JSON bodies stay small.
@@ -271,12 +317,30 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     response.end(`Not found: ${pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname}\n`);
   };
 
+  // The answer each connection is writing, so that a parser error after its request does not
+  // write a second one over it.
+  const answering = new WeakMap<object, ServerResponse>();
+  // Every answer in progress, so that stopping waits for their error tails.
+  const answers = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    answering.set(request.socket, response);
+    answers.add(response);
+    response.once('close', () => {
+      answers.delete(response);
+      if (answering.get(request.socket) === response) answering.delete(request.socket);
+    });
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain' });
       response.end(`Relay error: ${error instanceof Error ? error.message : String(error)}\n`);
     });
   });
+  server.on('clientError', (error, socket) =>
+    answerClientError(error, socket, {
+      headers: isolationHeaders,
+      maxHeaderBytes: maxHeaderSize,
+      inFlight: answering.get(socket),
+    }),
+  );
 
   // Engine tabs: each socket joins the pool once it says how many requests it takes at once.
   const sockets = new WebSocketServer({
@@ -285,6 +349,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     handleProtocols: (protocols) => (protocols.has(engineProtocol) ? engineProtocol : false),
   });
   const alive = new WeakMap<object, boolean>();
+  const engines = new Set<EngineSocket>();
   server.on('upgrade', (request, socket, head) => {
     const { pathname } = new URL(request.url ?? '/', 'http://relay');
     const refuse = (status: string, reason = '') => {
@@ -335,10 +400,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         onSlots: (capacity) => pool.resize(engine, Math.min(capacity, maxEngineSlots)),
         onClose: () => {
           pool.remove(engine);
+          engines.delete(engine);
           if (!joined) return;
           options.onEngine?.({ type: 'disconnected', engines: pool.stats().engines.length });
         },
       });
+      engines.add(engine);
     });
   });
   const heartbeat = setInterval(() => {
@@ -361,15 +428,45 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     url: `http://${urlHost(host)}:${port}`,
     engineUrl: engineUrl(),
     pairingUrl,
+    appUrl,
     server,
     stats: () => pool.stats(),
-    close: () =>
-      new Promise((done) => {
-        clearInterval(heartbeat);
-        for (const ws of sockets.clients) ws.close(1001, 'relay stopping');
-        sockets.close();
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
+    close: () => stop(),
   };
+
+  /**
+   * Stops without leaving a client guessing: no new connections, queued requests get 503, each
+   * answer in progress ends with its protocol's error (the engine sockets close first, which ends
+   * their exchanges), and only then, or after `closeGraceMs`, are the connections cut.
+   */
+  async function stop(): Promise<void> {
+    clearInterval(heartbeat);
+    const closed = new Promise<void>((done) => server.close(() => done()));
+    server.closeIdleConnections();
+    pool.close(
+      new LmtabError(
+        'no_engine',
+        'The relay is stopping (restarted or shut down): retry shortly.',
+        {
+          retryAfter: 1,
+        },
+      ),
+    );
+    const grace = Date.now() + closeGraceMs;
+    const left = [...sockets.clients];
+    for (const engine of engines) engine.close(1001, 'relay stopping');
+    while (
+      Date.now() < grace &&
+      (left.some((ws) => ws.readyState !== ws.CLOSED) || answers.size > 0)
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const ws of left) ws.terminate();
+    sockets.close();
+    server.closeAllConnections();
+    await closed;
+  }
 }
+
+/** Milliseconds a stopping relay gives answers in progress to end with their error. */
+const closeGraceMs = 2000;

@@ -129,4 +129,16 @@ describe('createEnginePool', () => {
     await vi.advanceTimersByTimeAsync(5000);
     await failed;
   });
+
+  it('once closed, fails the queued requests and every later one with the reason', async () => {
+    const pool = createEnginePool<string>();
+    pool.add('a', 1);
+    await pool.acquire();
+    const queued = pool.acquire();
+    const reason = new LmtabError('no_engine', 'The relay is stopping.');
+    pool.close(reason);
+    await expect(queued).rejects.toBe(reason);
+    await expect(pool.acquire()).rejects.toBe(reason);
+    expect(pool.stats().waiting).toBe(0);
+  });
 });

@@ -44,6 +44,8 @@ export interface EnginePool<T> {
    * `aborted` when `signal` aborts while waiting.
    */
   acquire(options?: { signal?: AbortSignal }): Promise<EngineLease<T>>;
+  /** The relay is stopping: waiting requests, and any asking from now on, get `reason`. */
+  close(reason: LmtabError): void;
   stats(): EnginePoolStats;
 }
 
@@ -67,6 +69,7 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
   const waiters: Waiter<T>[] = [];
   let starting = false;
   let engineWait: ReturnType<typeof setTimeout> | undefined;
+  let closed: LmtabError | undefined;
 
   const noEngine = (detail: string) =>
     new LmtabError(
@@ -162,6 +165,7 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
       drain();
     },
     acquire({ signal } = {}) {
+      if (closed !== undefined) return Promise.reject(closed);
       if (signal?.aborted) {
         return Promise.reject(
           new LmtabError('aborted', 'The request was aborted by the client before it was sent.'),
@@ -201,6 +205,10 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
         waiters.push(waiter);
         awaitEngine();
       });
+    },
+    close(reason) {
+      closed = reason;
+      failAll(reason);
     },
     stats() {
       return {

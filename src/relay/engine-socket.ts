@@ -98,13 +98,17 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
     else exchange.error(frame.code, frame.message);
   });
 
+  // Set when the relay closes the socket (it is stopping): the answers cut short say so.
+  let closing: string | undefined;
   socket.on('close', () => {
     const open = [...exchanges.values()];
     exchanges.clear();
     for (const exchange of open) {
       exchange.error(
         'no_engine',
-        'The engine tab disconnected from the relay before the answer was complete.',
+        closing === undefined
+          ? 'The engine tab disconnected from the relay before the answer was complete.'
+          : `The relay stopped (${closing}) before the answer was complete: retry once it is back.`,
       );
     }
     options.onClose();
@@ -124,6 +128,9 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
     endBody: (id) => send({ type: 'end', id }),
     abort: (id) => send({ type: 'abort', id }),
     forget: (id) => void exchanges.delete(id),
-    close: (code, reason) => socket.close(code, reason),
+    close: (code, reason) => {
+      closing = reason ?? 'closing';
+      socket.close(code, reason);
+    },
   };
 }

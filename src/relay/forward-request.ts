@@ -10,6 +10,7 @@ import { readModelName } from '../bridge/read-model-name.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
+import { endAfterBody } from './drain-request.js';
 import { defaultAbortGraceMs, defaultEngineTimeoutMs } from './relay-defaults.js';
 import { sendBody, type BodySender } from './send-body.js';
 
@@ -72,15 +73,27 @@ const credentials = new Set(['authorization', 'proxy-authorization', 'cookie', '
 /** Bytes of the body kept for reading the model name into the log. */
 const sniffBytes = 64 * 1024;
 
-/** Writes a web-standard Response (an error answered by the relay itself) to a Node response. */
+/**
+ * Writes a web-standard Response (an error answered by the relay itself) to a Node response. With
+ * `request`, whose body may not be read yet, the rest of that body is drained (bounded) before the
+ * answer ends, so that the client gets to read it instead of a reset connection.
+ */
 export async function sendResponse(
   response: Response,
   out: ServerResponse,
   headers: Record<string, string> = {},
+  request?: IncomingMessage,
 ): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer());
-  out.writeHead(response.status, { ...Object.fromEntries(response.headers), ...headers });
-  out.end(body);
+  if (out.headersSent || out.destroyed) return;
+  if (request !== undefined && !request.complete) out.shouldKeepAlive = false;
+  out.writeHead(response.status, {
+    ...Object.fromEntries(response.headers),
+    ...headers,
+    'Content-Length': String(body.byteLength),
+  });
+  if (request === undefined) return void out.end(body);
+  await endAfterBody(request, out, body);
 }
 
 /** Headers a tab's answer may carry: no hop-by-hop, cookies or CORS (the relay decides those). */
@@ -131,7 +144,7 @@ export async function forwardRequest(
   const answerError = async (error: LmtabError) => {
     if (response.headersSent || response.destroyed) return;
     status = error.status;
-    await sendResponse(errorResponse(pathname, error), response, options.headers);
+    await sendResponse(errorResponse(pathname, error), response, options.headers, request);
   };
   const tooLarge = (size: string) =>
     new LmtabError(
@@ -142,7 +155,6 @@ export async function forwardRequest(
 
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) {
-    response.shouldKeepAlive = false;
     await answerError(tooLarge(`the Content-Length header says ${describeBytes(declared)}`));
     return log();
   }
@@ -213,23 +225,26 @@ export async function forwardRequest(
         if (state === 'streaming' && !response.destroyed) response.write(chunk);
       },
       end() {
-        if (state === 'streaming') response.end();
-        else if (state === 'waiting') {
+        const streaming = state === 'streaming';
+        if (state === 'waiting') {
           void answerError(
             new LmtabError('engine_failure', 'The engine tab ended the answer before its head.'),
           );
         }
+        // Finished first: it stops feeding the body to the tab, so the rest can be drained.
         finish();
+        if (streaming) void endAfterBody(request, response);
       },
       error(code, message) {
+        const streaming = state === 'streaming' && !response.destroyed;
         if (state === 'waiting') void answerError(asLmtabError(code, message));
-        else if (state === 'streaming' && !response.destroyed) {
+        finish();
+        if (streaming) {
           // The head is out: a stream ends with its protocol's error event, anything else breaks.
           const tail = streamErrorBytes(code, message, contentType, pathname);
-          if (tail) response.end(tail);
+          if (tail) void endAfterBody(request, response, tail);
           else response.destroy();
         }
-        finish();
       },
       credit: (bytes) => body?.credit(bytes),
     },
@@ -278,7 +293,6 @@ export async function forwardRequest(
           received += chunk.byteLength;
           if (received > maxBodyBytes) {
             socket.abort(id);
-            response.shouldKeepAlive = false;
             void answerError(tooLarge(`received at least ${describeBytes(received)}`));
             finish();
             return;

@@ -4,7 +4,7 @@ export type { RelayLogEntry } from './forward-request.js';
 export { isolationHeaders } from './static-files.js';
 export { defaultProfileDir, lmtabHome } from './lmtab-home.js';
 export { loadOrCreateSecret, newSecret } from './relay-secret.js';
-export { checkClientKey, presentedKey, type ClientKeys } from './client-auth.js';
+export { checkClientKey, presentedKey, viaProxy, type ClientKeys } from './client-auth.js';
 export { isLoopbackName, isRelayHost } from './host-check.js';
 export { lanAddresses } from './lan-addresses.js';
 export {

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { contentSecurityPolicy } from '../bridge/content-security-policy.js';
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -63,6 +64,8 @@ export async function serveStatic(
   const immutable = pathname.startsWith('/assets/');
   response.writeHead(200, {
     ...isolationHeaders,
+    // Documents and workers take their policy from their own answer: every file gets it.
+    'Content-Security-Policy': contentSecurityPolicy,
     'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream',
     'Content-Length': info.size,
     'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',

@@ -1,10 +1,21 @@
-import { createStore, del, delMany, get, getMany, set, values, type UseStore } from 'idb-keyval';
+import {
+  createStore,
+  del,
+  delMany,
+  get,
+  getMany,
+  keys,
+  set,
+  values,
+  type UseStore,
+} from 'idb-keyval';
 import { LmtabError } from '../errors/index.js';
 import { readGgufSummary } from './gguf-header.js';
 import type { ModelCustomization, ModelRecord, StoredFile } from './model-record.js';
 import { isComplete } from './model-record.js';
 import { readChunks } from './read-chunks.js';
 import { Sha256 } from './sha256.js';
+import { filesBeingWritten, uploadSession, type UploadSession } from './upload-lock.js';
 import type {
   ImportOptions,
   ModelBlobs,
@@ -40,7 +51,9 @@ export function modelIdFromFileName(fileName: string): string {
  * The model store in IndexedDB: one database of records, one of file chunks. Chunks are Blobs, so
  * opening a model for the engine reads nothing into memory: the Blobs are disk-backed.
  */
-export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelStore & ChunkWriter {
+export function createIdbModelStore(
+  options: IdbModelStoreOptions = {},
+): ModelStore & ChunkWriter & OrphanSweeper {
   const name = options.name ?? 'lmtab';
   const chunkSize = options.chunkSize ?? defaultChunkSize;
   const clock = options.clock ?? Date.now;
@@ -103,8 +116,13 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     if (keys.length > 0) await delMany(keys, chunks);
   }
 
-  /** Writes a local file into chunks, hashing as it goes. */
-  async function* storeFile(source: Blob, fileName: string, signal?: AbortSignal) {
+  /** Writes a local file into chunks, hashing as it goes; `session` marks it until it is saved. */
+  async function* storeFile(
+    source: Blob,
+    fileName: string,
+    session: UploadSession,
+    signal?: AbortSignal,
+  ) {
     const file: StoredFile = {
       fileId: crypto.randomUUID(),
       name: fileName,
@@ -113,6 +131,7 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
       chunks: 0,
       complete: false,
     };
+    await session.hold(file.fileId);
     const hash = new Sha256();
     try {
       for (let offset = 0; offset < source.size; offset += chunkSize) {
@@ -141,7 +160,7 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     file: File,
     importOptions: ImportOptions = {},
   ): AsyncGenerator<StoreProgress> {
-    const { signal, projector } = importOptions;
+    const { projector } = importOptions;
     const gguf = await readGgufSummary(file);
     if (gguf.fileKind === 'mmproj') {
       throw new LmtabError(
@@ -158,10 +177,26 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     }
     await ensureSpace(file.size + (projector?.size ?? 0));
     const id = importOptions.id ?? modelIdFromFileName(file.name);
-    const stored = yield* storeFile(file, file.name, signal);
+    const session = uploadSession();
+    try {
+      yield* importUnder(id, file, gguf, session, importOptions);
+    } finally {
+      session.end();
+    }
+  }
+
+  /** Stores the files of {@link importFiles} and saves their record, within `session`. */
+  async function* importUnder(
+    id: string,
+    file: File,
+    gguf: ModelRecord['gguf'],
+    session: UploadSession,
+    { signal, projector }: ImportOptions,
+  ): AsyncGenerator<StoreProgress> {
+    const stored = yield* storeFile(file, file.name, session, signal);
     let storedProjector: StoredFile | undefined;
     try {
-      if (projector) storedProjector = yield* storeFile(projector, projector.name, signal);
+      if (projector) storedProjector = yield* storeFile(projector, projector.name, session, signal);
     } catch (error) {
       await deleteChunks(stored);
       throw error;
@@ -197,6 +232,8 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
       complete: false,
     };
     const hash = new Sha256();
+    const session = uploadSession();
+    await session.hold(file.fileId);
     try {
       for await (const parts of readChunks(source, chunkSize, signal)) {
         signal?.throwIfAborted();
@@ -247,6 +284,8 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     } catch (error) {
       await deleteChunks({ ...file, complete: false });
       throw error;
+    } finally {
+      session.end();
     }
   }
 
@@ -265,20 +304,26 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     }
     await ensureSpace(projector.size);
     let stored: StoredFile | undefined;
-    for (let step = storeFile(projector, projector.name, attachOptions.signal); ;) {
-      const next = await step.next();
-      if (next.done) {
-        stored = next.value;
-        break;
-      }
-    }
+    const session = uploadSession();
     const previous = record.projector;
-    const updated: ModelRecord = {
-      ...record,
-      projector: stored,
-      sizeBytes: record.sizeBytes - (previous?.size ?? 0) + stored.size,
-    };
-    await set(id, updated, records);
+    let updated: ModelRecord;
+    try {
+      for (let step = storeFile(projector, projector.name, session, attachOptions.signal); ;) {
+        const next = await step.next();
+        if (next.done) {
+          stored = next.value;
+          break;
+        }
+      }
+      updated = {
+        ...record,
+        projector: stored,
+        sizeBytes: record.sizeBytes - (previous?.size ?? 0) + stored.size,
+      };
+      await set(id, updated, records);
+    } finally {
+      session.end();
+    }
     if (previous) await dropUnusedFiles({ ...record, files: [], projector: previous });
     return updated;
   }
@@ -334,6 +379,29 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     };
   }
 
+  /**
+   * Deletes the chunks of files no record names and no context is writing: what an upload or
+   * import left when its tab died before it could save or delete them. The chunk keys are read
+   * first, so a file that gains a record while this runs still counts as used.
+   */
+  async function sweepOrphanChunks(): Promise<number> {
+    const chunkKeys = await keys<string>(chunks);
+    const writing = await filesBeingWritten();
+    if (writing === undefined) return 0;
+    const used = new Set<string>();
+    for (const record of await values<ModelRecord>(records)) {
+      for (const f of [...record.files, ...(record.projector ? [record.projector] : [])]) {
+        used.add(f.fileId);
+      }
+    }
+    const orphans = chunkKeys.filter((key) => {
+      const fileId = String(key).slice(0, String(key).lastIndexOf(':'));
+      return !used.has(fileId) && !writing.has(fileId);
+    });
+    if (orphans.length > 0) await delMany(orphans, chunks);
+    return orphans.length;
+  }
+
   async function touch(id: string): Promise<void> {
     const record = await getRecord(id);
     if (record) await set(id, { ...record, lastUsedAt: clock() }, records);
@@ -350,6 +418,7 @@ export function createIdbModelStore(options: IdbModelStoreOptions = {}): ModelSt
     delete: remove,
     open,
     touch,
+    sweepOrphanChunks,
     writeChunk,
     putRecord: (record) => set(record.id, record, records),
     readFile: readBlob,
@@ -387,4 +456,13 @@ export interface ChunkWriter {
   readFile(file: StoredFile): Promise<Blob>;
   /** Every unfinished download, oldest first. */
   partials(): Promise<ModelRecord[]>;
+}
+
+/** Cleanup of the IndexedDB store. */
+export interface OrphanSweeper {
+  /**
+   * Deletes chunks that no record names and no live tab is writing (left by a tab that died
+   * mid-upload); resolves to how many.
+   */
+  sweepOrphanChunks(): Promise<number>;
 }

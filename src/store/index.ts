@@ -16,7 +16,7 @@ export type {
   StreamImportOptions,
 } from './store.js';
 export { createIdbModelStore, modelIdFromFileName } from './idb-model-store.js';
-export type { ChunkWriter, IdbModelStoreOptions } from './idb-model-store.js';
+export type { ChunkWriter, IdbModelStoreOptions, OrphanSweeper } from './idb-model-store.js';
 export { readGgufHeader, readGgufSummary } from './gguf-header.js';
 export type {
   GgufHeader,

@@ -202,4 +202,25 @@ describe('parseMarkdown', () => {
       { type: 'paragraph', children: [text('<img src=x onerror=alert(1)>')] },
     ]);
   });
+
+  it('stops nesting at 32 levels and keeps what lies deeper as text, however deep the input', () => {
+    /** Depth of the deepest node, counting blocks and inline nodes. */
+    const depthOf = (node: unknown): number => {
+      if (Array.isArray(node)) return Math.max(0, ...node.map(depthOf));
+      if (typeof node !== 'object' || node === null) return 0;
+      const { children, items } = node as { children?: unknown; items?: unknown };
+      return 1 + Math.max(depthOf(children ?? []), depthOf(items ?? []));
+    };
+    const quotes = parseMarkdown(`${'>'.repeat(100_000)} deep`);
+    expect(depthOf(quotes)).toBeLessThanOrEqual(34);
+    expect(JSON.stringify(quotes)).toContain(`${'>'.repeat(100_000 - 32)} deep`);
+    const lists = parseMarkdown(`${'- '.repeat(50_000)}x`);
+    expect(depthOf(lists)).toBeLessThanOrEqual(34 * 2);
+    expect(depthOf(parseMarkdown(`${'*_'.repeat(2000)}x${'_*'.repeat(2000)}`))).toBeLessThanOrEqual(
+      34,
+    );
+    const links = parseInline(`${'['.repeat(3000)}x${'](https://a.example)'.repeat(3000)}`);
+    expect(depthOf(links)).toBeLessThanOrEqual(33);
+    expect(parseInline('*a*', 32)).toEqual([text('*a*')]);
+  });
 });

@@ -42,6 +42,13 @@ export type MarkdownBlock =
       rows: MarkdownInline[][][];
     };
 
+/**
+ * Deepest nesting of block quotes, lists, emphasis and links the parser builds (and the view
+ * renders recursively); what lies deeper stays plain text. A model or a model card can write
+ * `>` or `*` 100,000 times, which would otherwise overflow the stack.
+ */
+export const maxMarkdownNesting = 32;
+
 const fencePattern = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
 const headingPattern = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const rulePattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -90,7 +97,10 @@ function alignOf(cell: string): MarkdownAlign {
   return left ? 'left' : null;
 }
 
-function parseLines(lines: string[]): MarkdownBlock[] {
+function parseLines(lines: string[], depth: number): MarkdownBlock[] {
+  if (depth >= maxMarkdownNesting) {
+    return [{ type: 'paragraph', children: [{ type: 'text', text: lines.join('\n') }] }];
+  }
   const blocks: MarkdownBlock[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -129,7 +139,7 @@ function parseLines(lines: string[]): MarkdownBlock[] {
       blocks.push({
         type: 'heading',
         level: heading[1]!.length,
-        children: parseInline(heading[2] ?? ''),
+        children: parseInline(heading[2] ?? '', depth),
       });
       i += 1;
       continue;
@@ -147,12 +157,12 @@ function parseLines(lines: string[]): MarkdownBlock[] {
         body.push(quoted ? quoted[1]! : lines[i]!);
         i += 1;
       }
-      blocks.push({ type: 'blockquote', children: parseLines(body) });
+      blocks.push({ type: 'blockquote', children: parseLines(body, depth + 1) });
       continue;
     }
     const list = listPattern.exec(line);
     if (list) {
-      i = parseList(lines, i, blocks);
+      i = parseList(lines, i, blocks, depth);
       continue;
     }
     if (line.includes('|') && i + 1 < lines.length && delimiterRowPattern.test(lines[i + 1]!)) {
@@ -163,12 +173,12 @@ function parseLines(lines: string[]): MarkdownBlock[] {
         const rows: MarkdownInline[][][] = [];
         while (i < lines.length && !isBlank(lines[i]!) && lines[i]!.includes('|')) {
           const cells = splitCells(lines[i]!);
-          rows.push(header.map((_, column) => parseInline(cells[column] ?? '')));
+          rows.push(header.map((_, column) => parseInline(cells[column] ?? '', depth)));
           i += 1;
         }
         blocks.push({
           type: 'table',
-          header: header.map((cell) => parseInline(cell)),
+          header: header.map((cell) => parseInline(cell, depth)),
           align: delimiters.map(alignOf),
           rows,
         });
@@ -181,13 +191,13 @@ function parseLines(lines: string[]): MarkdownBlock[] {
       paragraph.push(lines[i]!.trim());
       i += 1;
     }
-    blocks.push({ type: 'paragraph', children: parseInline(paragraph.join('\n')) });
+    blocks.push({ type: 'paragraph', children: parseInline(paragraph.join('\n'), depth) });
   }
   return blocks;
 }
 
 /** Parses the list starting at `lines[start]` into `blocks`; returns the index after it. */
-function parseList(lines: string[], start: number, blocks: MarkdownBlock[]): number {
+function parseList(lines: string[], start: number, blocks: MarkdownBlock[], depth: number): number {
   const first = listPattern.exec(lines[start]!)!;
   const baseIndent = first[1]!.length;
   const ordered = /\d/.test(first[2]!);
@@ -223,7 +233,7 @@ function parseList(lines: string[], start: number, blocks: MarkdownBlock[]): num
       } else break;
       i += 1;
     }
-    items.push(parseLines(body));
+    items.push(parseLines(body, depth + 1));
     // Blank lines between sibling items do not end the list.
     let next = i;
     while (next < lines.length && isBlank(lines[next]!)) next += 1;
@@ -319,8 +329,12 @@ function closingDelimiter(text: string, from: number, delimiter: string): number
   return -1;
 }
 
-/** Parses inline markdown: emphasis, code spans, links, autolinks, escapes and line breaks. */
-export function parseInline(text: string): MarkdownInline[] {
+/**
+ * Parses inline markdown: emphasis, code spans, links, autolinks, escapes and line breaks. `depth`
+ * is the nesting already around the text (see {@link maxMarkdownNesting}).
+ */
+export function parseInline(text: string, depth = 0): MarkdownInline[] {
+  if (depth >= maxMarkdownNesting) return text === '' ? [] : [{ type: 'text', text }];
   const out: MarkdownInline[] = [];
   let buffer = '';
   const flush = () => {
@@ -380,7 +394,7 @@ export function parseInline(text: string): MarkdownInline[] {
           const href = safeHref(target);
           flush();
           // Images become links: a chat answer does not fetch remote pictures into the page.
-          const children = parseInline(label === '' ? target : label);
+          const children = parseInline(label === '' ? target : label, depth + 1);
           if (href) out.push({ type: 'link', href, children });
           else out.push(...children);
           i = end + 1;
@@ -423,7 +437,7 @@ export function parseInline(text: string): MarkdownInline[] {
         if (end > inner) {
           flush();
           const type = char === '~' ? 'del' : strong ? 'strong' : 'em';
-          out.push({ type, children: parseInline(text.slice(inner, end)) });
+          out.push({ type, children: parseInline(text.slice(inner, end), depth + 1) });
           i = end + delimiter.length;
           continue;
         }
@@ -445,5 +459,5 @@ export function parseInline(text: string): MarkdownInline[] {
  * block quotes, rules and tables. HTML is text: nothing here is ever interpreted as markup.
  */
 export function parseMarkdown(text: string): MarkdownBlock[] {
-  return parseLines(text.replace(/\r\n?/g, '\n').replace(/\t/g, '    ').split('\n'));
+  return parseLines(text.replace(/\r\n?/g, '\n').replace(/\t/g, '    ').split('\n'), 0);
 }

@@ -52,6 +52,19 @@ export class RelayServer extends EventTarget {
   constructor(options: RelayServerOptions) {
     super();
     this.options = options;
+    this.keepPairedSecret();
+  }
+
+  /**
+   * Takes the engine secret out of a link the relay printed (`#pair=...`, a fragment: never sent
+   * over HTTP) into this origin's storage, and out of the address bar and history, as the page
+   * opens: the relay tells its secret and key to no page that cannot show it.
+   */
+  private keepPairedSecret(): void {
+    const fragment = new URLSearchParams(location.hash.slice(1)).get(pairingFragmentName);
+    if (fragment === null || fragment === '') return;
+    localStorage.setItem(pairedSecretKey, fragment);
+    history.replaceState(history.state, '', location.pathname + location.search);
   }
 
   /** What the relay that served this page says of itself; undefined when no relay served it. */
@@ -70,26 +83,18 @@ export class RelayServer extends EventTarget {
   }
 
   /**
-   * What the relay tells the page it serves on this machine (the engine secret and the API key);
-   * undefined for a page on another device or origin, which the relay does not tell.
+   * What the relay tells the page it serves on this machine (the engine secret and the API key),
+   * once the page holds the secret from the link the relay printed; undefined otherwise, and for a
+   * page on another device or origin.
    */
-  session(): Promise<RelaySession | undefined> {
-    return fetchRelaySession();
+  async session(): Promise<RelaySession | undefined> {
+    const secret = this.secret();
+    return secret === undefined ? undefined : fetchRelaySession(secret);
   }
 
-  /**
-   * The engine secret: from a pairing link's fragment (`#pair=...`, kept in this origin's storage
-   * and taken out of the address bar), else from the relay's session endpoint.
-   */
-  private async secret(): Promise<string | undefined> {
-    const fragment = new URLSearchParams(location.hash.slice(1)).get(pairingFragmentName);
-    if (fragment !== null && fragment !== '') {
-      localStorage.setItem(pairedSecretKey, fragment);
-      history.replaceState(history.state, '', location.pathname + location.search);
-    }
-    return (
-      (await this.session())?.engineSecret ?? localStorage.getItem(pairedSecretKey) ?? undefined
-    );
+  /** The engine secret a link the relay printed gave this origin (kept in its storage). */
+  private secret(): string | undefined {
+    return localStorage.getItem(pairedSecretKey) ?? undefined;
   }
 
   /** Connects this tab to the relay as an engine (Start Server). */
@@ -100,7 +105,7 @@ export class RelayServer extends EventTarget {
     this.connection = connectRelay({
       url: `${scheme}//${location.host}${engineSocketPath}`,
       connect: this.options.connect,
-      secret: () => this.secret(),
+      secret: () => Promise.resolve(this.secret()),
       slots: () => engineSlots(this.options.api ?? createApiClient()),
       version: this.options.version,
       onEvent: (event) => {

@@ -113,7 +113,7 @@ function checkAnswers(answers: ClientAnswers): void {
 }
 
 async function embedInPage(page: Page, model: string): Promise<ClientAnswers> {
-  await page.addScriptTag({ content: await bundleClients() });
+  await page.evaluate(await bundleClients());
   return page.evaluate(
     ([model, texts, source]) => {
       const run = new Function(`return (${source})`)() as typeof useClients;

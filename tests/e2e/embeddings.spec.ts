@@ -269,7 +269,7 @@ test('wllama 3.13.0 alone: createEmbedding with an array answers one vector per 
     logLevel: 'silent',
   });
   await openApp(page);
-  await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+  await page.evaluate(bundle.outputFiles[0]!.text);
   const model = (await readFile(fixture('tiny-bert.gguf'))).toString('base64');
   const answers = await page.evaluate(
     async ({ wasm, model, texts }) => {

@@ -143,7 +143,7 @@ test('a tab serving the relay runs the relay’s own app: a new version found as
   const context = await browser.newContext();
   const first = await startRelay(relayPorts.update, { appDir: oldApp });
   const page = await context.newPage();
-  await openPage(page, `${first.url}/?relay=connect`);
+  await openPage(page, first.pairingUrl());
   await expect.poll(() => first.stats().engines.length).toBe(1);
   await page.close();
   await first.close();

@@ -55,7 +55,8 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     const page = await context.newPage();
     first = { context, page };
     tabs.push(first);
-    await openPage(page, `${relay.url}/`);
+    // The link `lmtab serve` prints: the page keeps the relay's secret for Start Server.
+    await openPage(page, relay.appUrl());
     await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
     await importModel(page, 'tiny-lfm2moe.gguf');
     await importModel(page, 'tiny-lfm2.gguf');
@@ -514,7 +515,7 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
   test('a tab that does not hold the engine serves the relay through the service worker', async () => {
     const [host] = tabs;
     const page = await host.context.newPage();
-    await openPage(page, `${relay.url}/?relay=connect`);
+    await openPage(page, relay.pairingUrl());
     await expect.poll(() => relay.stats().engines.length).toBe(2);
     await expect(page.locator('lmtab-app')).not.toHaveAttribute('data-engine-host', '');
     const answers = await Promise.all(
@@ -578,7 +579,7 @@ test.describe.serial('the relay with engine tabs, and real OpenAI and Ollama cli
     relay = await startRelay(relayPorts.engines, {
       clientKeys: { keys: ['sk-e2e'], required: 'everyone' },
     });
-    // The tab reads the new relay's secret by itself and joins again.
+    // The tab offers the secret it keeps (a relay keeps its own in LMTAB_HOME) and joins again.
     await expect.poll(() => relay.stats().engines.length, { timeout: 15_000 }).toBe(1);
     // Its Developer panel (a same-origin page on this machine) shows the key to copy.
     await expect(tabs[0].page.locator('lmtab-server-panel').getByTestId('api-key')).toHaveText(

@@ -197,7 +197,7 @@ test.describe('streamed request bodies', () => {
       args: ['--no-sandbox', '--disable-background-networking', '--no-first-run'],
     });
     page = context.pages()[0] ?? (await context.newPage());
-    await openPage(page, `${relay.url}/?relay=connect`);
+    await openPage(page, relay.pairingUrl());
     await expect.poll(() => relay.stats().engines.length).toBe(1);
   });
 

@@ -66,8 +66,18 @@ const basePorts = {
   profileSecond: 21355,
   /** cpu-kernels.spec.ts: the app with ggml's own K-quant kernels, beside the default one. */
   kernelsApp: 21356,
+  /** hardening tests: hostile requests at a relay with the real router behind the real bridge. */
+  relayHardening: 21357,
+  /** The fuzz suite's relay (fast-check over every route through the relay and the router). */
+  relayFuzz: 21358,
+  /** hardening.spec.ts: session tokens, pairing links and CSP with real tabs. */
+  relayTrust: 21359,
+  /** The soak run's relay (`npm run soak`). */
+  soakRelay: 21360,
+  /** cloud replicas refusing calls that skip the gateway. */
+  replicaGuard: 21361,
   /** headless-gpu.spec.ts: `lmtab serve --headless` saying which WebGPU adapter its engine got. */
-  headlessGpu: 21357,
+  headlessGpu: 21362,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

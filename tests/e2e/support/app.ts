@@ -50,7 +50,8 @@ function bundleAnthropic(): Promise<string> {
 
 /** Loads the bundled Anthropic client into the page as `window.anthropic`. */
 export async function installAnthropic(page: Page): Promise<void> {
-  await page.addScriptTag({ content: await bundleAnthropic() });
+  // Evaluated rather than added as an inline <script>, which the app's CSP refuses.
+  await page.evaluate(await bundleAnthropic());
 }
 
 /** Path of a generated fixture file. */
@@ -96,7 +97,8 @@ export async function importModel(
 
 /** Loads the bundled `openai` client into the page as `window.openai`. */
 export async function installOpenAi(page: Page): Promise<void> {
-  await page.addScriptTag({ content: await bundleOpenAi() });
+  // Evaluated rather than added as an inline <script>, which the app's CSP refuses.
+  await page.evaluate(await bundleOpenAi());
 }
 
 /** A small PNG made in the page, as a data URI (the vision fixture reads real pixels). */

@@ -17,9 +17,22 @@ export const relayPorts = {
   update: testPorts.relayUpdate,
 } as const;
 
+/**
+ * The engine secret of the specs' relays: one for the run, as `lmtab serve` keeps one in
+ * LMTAB_HOME, so that a tab paired once joins a restarted relay again.
+ */
+export const testEngineSecret = 'e2e0'.repeat(16);
+
 /** Starts a relay in this process on `port`, serving the built app. */
 export function startRelay(port: number, options: Partial<RelayOptions> = {}): Promise<Relay> {
-  return createRelay({ appDir: 'dist', host: '127.0.0.1', port, version: 'test', ...options });
+  return createRelay({
+    appDir: 'dist',
+    host: '127.0.0.1',
+    port,
+    version: 'test',
+    engineSecret: testEngineSecret,
+    ...options,
+  });
 }
 
 /** Opens `url` and waits until the service worker controls the page. */
@@ -35,8 +48,9 @@ export interface EngineTab {
 }
 
 /**
- * Opens the relay's app with the connect flag in a fresh context, so the tab is an engine of its
- * own, and imports `models` (file names of fixtures, optionally with a projector) into it.
+ * Opens the relay's pairing link (the connect flag, the secret in the fragment) in a fresh
+ * context, so the tab is an engine of its own, and imports `models` (file names of fixtures,
+ * optionally with a projector) into it.
  */
 export async function openEngineTab(
   browser: Browser,
@@ -46,7 +60,7 @@ export async function openEngineTab(
   const before = relay.stats().engines.length;
   const context = await browser.newContext();
   const page = await context.newPage();
-  await openPage(page, `${relay.url}/?relay=connect`);
+  await openPage(page, relay.pairingUrl());
   for (const { file, projector } of models) await importModel(page, file, projector);
   await expect.poll(() => relay.stats().engines.length).toBe(before + 1);
   return { context, page };

@@ -109,17 +109,27 @@ function unknownResponse(id: string, param?: string): LmtabError {
   );
 }
 
+/**
+ * The SSE text of the encoder's events; stores the final response. Closing this generator closes
+ * the encoder, and through it the generation (a `for await` would, but it drops the final value).
+ */
 async function* streamed(
   encoder: AsyncGenerator<ResponseStreamEvent, ResponseObject>,
   keep: (response: ResponseObject) => Promise<void>,
 ): AsyncGenerator<string> {
-  for (;;) {
-    const next = await encoder.next();
-    if (next.done === true) {
-      await keep(next.value);
-      return;
+  let ended = false;
+  try {
+    for (;;) {
+      const next = await encoder.next();
+      if (next.done === true) {
+        ended = true;
+        await keep(next.value);
+        return;
+      }
+      yield `event: ${next.value.type}\ndata: ${JSON.stringify(next.value)}\n\n`;
     }
-    yield `event: ${next.value.type}\ndata: ${JSON.stringify(next.value)}\n\n`;
+  } finally {
+    if (!ended) await encoder.return(undefined as never);
   }
 }
 

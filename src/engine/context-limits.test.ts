@@ -6,6 +6,8 @@ import {
   contextExceeded,
   maxAnswerLimit,
   maxContextLength,
+  promptTokensOf,
+  raisedContext,
 } from './context-limits.js';
 
 function refusal(run: () => void): LmtabError {
@@ -72,5 +74,25 @@ describe('contextExceeded', () => {
   it('still names the context when the engine gives no count', () => {
     const error = contextExceeded('m', 2048, 'exceeds the available context size');
     expect(error.message).toMatch(/^The prompt does not fit the context: m is loaded with 2,048/);
+  });
+});
+
+describe('raisedContext (a prompt over the loaded context reloads the model)', () => {
+  it('makes room for the prompt and an answer, as a power of two, at least double', () => {
+    expect(raisedContext(12_001, 4096, 1, 32_768)).toBe(16_384);
+    expect(raisedContext(5000, 4096, undefined, 128_000)).toBe(16_384);
+    expect(raisedContext(4100, 4096, 10, 128_000)).toBe(8192);
+  });
+
+  it('stops at the training context, and gives up where even that cannot hold the prompt', () => {
+    expect(raisedContext(20_000, 4096, 32_000, 32_768)).toBe(32_768);
+    expect(raisedContext(40_000, 4096, 1, 32_768)).toBeUndefined();
+  });
+
+  it("reads the prompt's tokens from llama.cpp's message", () => {
+    expect(
+      promptTokensOf('request (12001 tokens) exceeds the available context size (4096 tokens)'),
+    ).toBe(12_001);
+    expect(promptTokensOf('something else')).toBeUndefined();
   });
 });

@@ -48,7 +48,7 @@ export function contextExceeded(
   engineMessage: string,
   cause?: unknown,
 ): LmtabError {
-  const promptTokens = /request \((\d+) tokens\)/.exec(engineMessage)?.[1];
+  const promptTokens = promptTokensOf(engineMessage);
   const prompt =
     promptTokens === undefined
       ? 'The prompt does not fit the context'
@@ -58,4 +58,46 @@ export function contextExceeded(
     `${prompt}: ${model} is loaded with ${n(context)} tokens of context, which must hold the prompt and at least one token of the answer (the engine said: ${engineMessage}). Shorten the conversation, or load the model with a longer context (num_ctx, or Developer -> Load settings).`,
     { param: 'messages', cause },
   );
+}
+
+/**
+ * A prompt that did not fit the loaded context, before any token of the answer: the engine may
+ * reload the model with a longer context and try again ({@link raisedContext}).
+ */
+export class PromptOverContext extends Error {
+  constructor(
+    /** The prompt's tokens, as llama.cpp counted them. */
+    readonly promptTokens: number,
+    /** The context the model was loaded with. */
+    readonly loaded: number,
+    /** The error for the client, should no longer context be possible. */
+    readonly failure: LmtabError,
+  ) {
+    super(failure.message);
+  }
+}
+
+/** The prompt's tokens in llama.cpp's "request (N tokens) exceeds ..." message, if it says. */
+export function promptTokensOf(engineMessage: string): number | undefined {
+  const tokens = /request \((\d+) tokens\)/.exec(engineMessage)?.[1];
+  return tokens === undefined ? undefined : Number(tokens);
+}
+
+/**
+ * The context to reload a model with for a prompt of `promptTokens`: room for the prompt and an
+ * answer of up to 4,096 tokens (fewer when `maxTokens` asks for fewer), as a power of two, at least
+ * double the loaded one, at most the training context (and lmtab's limit). Undefined where even
+ * the training context cannot hold the prompt and one token.
+ */
+export function raisedContext(
+  promptTokens: number,
+  loaded: number,
+  maxTokens: number | undefined,
+  trained?: number,
+): number | undefined {
+  const limit = Math.min(trained ?? maxContextLength, maxContextLength);
+  if (promptTokens + 1 > limit) return undefined;
+  const answerRoom = Math.max(1, Math.min(maxTokens ?? 4096, 4096));
+  const wanted = Math.max(2 * loaded, 2 ** Math.ceil(Math.log2(promptTokens + answerRoom)));
+  return Math.min(wanted, limit);
 }

@@ -200,6 +200,8 @@ export interface EngineInfo {
   fallbackReason?: string;
   /** Why a CPU load runs on another build than lmtab's (a projector only that build knows). */
   buildReason?: string;
+  /** Why the model was loaded with a longer context than asked (a prompt that did not fit). */
+  contextReason?: string;
   /**
    * Type of a loaded model's KV cache as llama.cpp reports it (`f16`, `q8_0`; `f16/q8_0` when keys
    * and values differ); absent before a load and where the engine does not say.
@@ -257,7 +259,11 @@ export interface EmbedRequest {
   inputs: EmbedInput[];
   /** Inputs longer than the context: cut to fit (true) or an `invalid_request` error (false). */
   truncate: boolean;
-  /** Context length to load the model with (tokens); the model's training context when absent. */
+  /**
+   * Context length to load the model with (tokens); when absent, one sized to the request's longest
+   * input (at least 512, at most the training context), so a model trained for 32k tokens does not
+   * load with 32k-token batches for a sentence.
+   */
   contextLength?: number;
 }
 

@@ -159,7 +159,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
     if (record) assertCanEmbed(record);
     const { current, loadMs } = await residency.acquire(
       request.model,
-      request.contextLength,
+      request.contextLength ?? requestContext(request.inputs, record?.gguf.contextLength),
       signal,
     );
     try {
@@ -358,6 +358,26 @@ function refusal(
  * the token count llama.cpp reported (or its UTF-8 bytes, a bound on the count), a little under,
  * since wllama 3.8.1 has no tokenizer call to cut at the exact token.
  */
+/** The smallest context an embeddings request loads with (tokens). */
+const minimumEmbedContext = 512;
+
+/**
+ * A context that holds the longest of `inputs`: a power of two from 512 up to the training context.
+ * A text's UTF-8 length bounds its tokens (every token is at least a byte), plus the special tokens
+ * around it. llama.cpp embeds an input in one batch, and the batch is the context: loading a model
+ * trained for 32k tokens with its whole context made batches no browser could allocate.
+ */
+export function requestContext(inputs: readonly EmbedInput[], trained?: number): number {
+  const longest = Math.max(
+    0,
+    ...inputs.map((input) =>
+      typeof input === 'string' ? new TextEncoder().encode(input).length : input.length,
+    ),
+  );
+  const wanted = Math.max(minimumEmbedContext, 2 ** Math.ceil(Math.log2(longest + 8)));
+  return Math.min(wanted, trained ?? wanted);
+}
+
 function shorten(input: EmbedInput, contextLength: number, message: string): EmbedInput {
   if (typeof input !== 'string') return input.slice(0, Math.min(input.length - 1, contextLength));
   const reported = /(\d+) tokens?\)?/.exec(message);

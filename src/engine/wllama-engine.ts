@@ -16,7 +16,14 @@ import type {
   LoadOptions,
   Usage,
 } from './engine.js';
-import { assertAnswerLimit, assertContextLength, contextExceeded } from './context-limits.js';
+import {
+  assertAnswerLimit,
+  assertContextLength,
+  contextExceeded,
+  PromptOverContext,
+  promptTokensOf,
+  raisedContext,
+} from './context-limits.js';
 import { buildNames, createWllamaFor, kernelsFromLog, type CpuBuild } from './cpu-build.js';
 import { headLengths, kvCacheFromLog, kvCacheParams, type HeadLengths } from './kv-cache.js';
 import { prepareImage } from './image-input.js';
@@ -284,6 +291,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       started = await start(record, blobs, onCpuBuild(fallback), contextLength, heads);
     }
     await options.store.touch(record.id);
+    const contextReason = contextReasons.get(record.id);
+    if (contextReason !== undefined) {
+      started.log.push(`lmtab: ${record.id} loads with ${contextReason}`);
+      started.info = { ...started.info, contextReason };
+    }
     return {
       model: record.id,
       wllama: started.wllama,
@@ -312,9 +324,51 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     clock,
   });
 
+  /** Why a model is about to load with a longer context than asked, by model id. */
+  const contextReasons = new Map<string, string>();
+
+  /**
+   * Answers a request; a prompt that does not fit the loaded context (and names no context length
+   * itself) reloads the model with a longer one, up to its training context, and runs again.
+   */
   async function* generate(
     request: GenerateRequest,
     generateOptions: GenerateOptions = {},
+  ): AsyncGenerator<GenerateEvent> {
+    try {
+      yield* attempt(request, generateOptions);
+    } catch (error) {
+      if (!(error instanceof PromptOverContext)) throw error;
+      if (request.contextLength !== undefined) throw error.failure;
+      const record = await options.store.get(request.model);
+      const { promptTokens, loaded } = error;
+      const raised = raisedContext(
+        promptTokens,
+        loaded,
+        request.sampling.maxTokens,
+        record?.gguf.contextLength,
+      );
+      if (raised === undefined) throw error.failure;
+      const reason = `raised from ${loaded.toLocaleString('en')} to ${raised.toLocaleString('en')} tokens of context for a prompt of ${promptTokens.toLocaleString('en')} tokens`;
+      contextReasons.set(request.model, reason);
+      try {
+        yield* attempt({ ...request, contextLength: raised }, generateOptions);
+      } catch (reload) {
+        if (!(reload instanceof LmtabError) || reload.code !== 'model_too_large') throw reload;
+        throw new LmtabError(
+          'context_length_exceeded',
+          `The prompt is ${promptTokens.toLocaleString('en')} tokens, more than the ${loaded.toLocaleString('en')} tokens of context ${request.model} was loaded with, and a reload with ${raised.toLocaleString('en')} tokens does not fit this device: ${reload.message} Shorten the conversation, or set a context length this device holds (num_ctx, or Developer -> Load settings).`,
+          { param: 'messages', cause: reload },
+        );
+      } finally {
+        contextReasons.delete(request.model);
+      }
+    }
+  }
+
+  async function* attempt(
+    request: GenerateRequest,
+    generateOptions: GenerateOptions,
   ): AsyncGenerator<GenerateEvent> {
     const { signal } = generateOptions;
     const started = clock();
@@ -325,6 +379,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       signal,
     );
     let releaseSlot: (() => void) | undefined;
+    let tokens = 0;
     try {
       assertAnswerLimit(current.model, request.sampling.maxTokens, current.contextLength);
       releaseSlot = await current.slots.take(signal);
@@ -350,7 +405,6 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       let finishReason: FinishReason = 'stop';
       let stopSequence: string | undefined;
       let last: WllamaChunk = {};
-      let tokens = 0;
       const topLogprobs = request.logprobs?.top;
       const calls = new Set<number>();
       const forced = forcesToolCall(request) ? new ForcedToolCallReader(callId()) : undefined;
@@ -398,7 +452,18 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
-        throw contextExceeded(current.model, current.contextLength, failure.message, error);
+        const exceeded = contextExceeded(
+          current.model,
+          current.contextLength,
+          failure.message,
+          error,
+        );
+        const promptTokens = promptTokensOf(failure.message);
+        // Refused before any token of the answer: generate() may reload with a longer context.
+        if (tokens === 0 && promptTokens !== undefined) {
+          throw new PromptOverContext(promptTokens, current.contextLength, exceeded);
+        }
+        throw exceeded;
       }
       if (/Context size has been exceeded/.test(failure.message)) {
         throw new LmtabError(

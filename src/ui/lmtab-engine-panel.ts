@@ -135,6 +135,12 @@ export class LmtabEnginePanel extends LitElement {
                       ? html`<span class="kv muted">KV cache ${m.info.kvCache.toUpperCase()}</span>`
                       : nothing
                   }${
+                    m.info.contextReason
+                      ? html`<span class="kv muted" data-testid="context-reason"
+                          >${m.info.contextReason}</span
+                        >`
+                      : nothing
+                  }${
                     m.info.kernels === 'relaxed-simd'
                       ? html`<span class="kv muted">Relaxed SIMD kernels</span>`
                       : nothing

@@ -340,6 +340,8 @@ export interface Lfm2ModelOptions {
   thinking?: boolean;
   /** Weight matrices' values: `random` (normal, std 0.02) or `zeros` (quick to write); default `random`. */
   weights?: 'random' | 'zeros';
+  /** Training context (`lfm2.context_length`); default the size's. */
+  contextLength?: number;
 }
 
 /** The `lfm2` dense hybrid text model (short convolutions + attention), per GGUF-FIXTURES.md. */
@@ -347,7 +349,11 @@ export function lfm2Model(options: Lfm2ModelOptions = {}): GgufModel {
   const size = options.size ?? 'tiny';
   const type = options.type ?? 'F16';
   const name = options.name ?? (size === 'tiny' ? 'tiny-lfm2' : defaultBenchName(size, type));
-  return buildTextModel('lfm2', lfm2Configs[size], type, name, {
+  const config = {
+    ...lfm2Configs[size],
+    contextLength: options.contextLength ?? lfm2Configs[size].contextLength,
+  };
+  return buildTextModel('lfm2', config, type, name, {
     fillers: options.fillers,
     thinking: options.thinking,
     weights: options.weights,

@@ -1,11 +1,11 @@
 // Runs the OpenAI Agents SDK from its own pinned install (AGENTS_SDK_DIR) against lmtab: each
 // model class (Responses, Chat Completions), streamed and not, with one tool the agent must call
 // first. Prints one JSON line per run: the tool's calls, the requests' item types, the final output.
-// Usage: AGENTS_SDK_DIR=... LMTAB_BASE_URL=http://127.0.0.1:PORT/v1 LMTAB_MODEL=NAME node agents-sdk-run.cjs
-'use strict';
-const { createRequire } = require('node:module');
-const { join } = require('node:path');
+// Usage: AGENTS_SDK_DIR=... LMTAB_BASE_URL=http://127.0.0.1:PORT/v1 LMTAB_MODEL=NAME node agents-sdk-run.mjs
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
+// The SDK's own install, not lmtab's: its openai and zod are the pinned ones.
 const fromSdk = createRequire(join(process.env.AGENTS_SDK_DIR, 'package.json'));
 const agents = fromSdk('@openai/agents');
 const { default: OpenAI } = fromSdk('openai');

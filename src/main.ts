@@ -120,6 +120,8 @@ function startEngineWorker(settings: EngineSettings) {
     hub: loadHubSettings(),
     api: loadApiSettings(),
     version: packageJson.version,
+    // The e2e tests set this to reach the engine's test hooks (worker-main.ts).
+    testHooks: localStorage.getItem('lmtab-test-hooks') === '1',
   });
   return {
     connect(): MessagePort {

@@ -8,7 +8,7 @@ import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
 import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
 import { cpuBuildByDefault, lmtabCpuBuild } from './engine/cpu-build-files.js';
-import type { EngineSettings } from './engine/index.js';
+import type { EngineSettings, WllamaEngine } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';
 import { createIdbModelStore, createIdbResponseStore, downloadModel } from './store/index.js';
@@ -24,6 +24,8 @@ type WorkerMessage =
       /** The tab's API settings (the upload limit of `/api/blobs`). */
       api?: { maxBlobBytes?: number };
       version: string;
+      /** Whether to answer the test hooks on the `lmtab-test-hooks` channel (see `main.ts`). */
+      testHooks?: boolean;
     }
   | { type: 'connect' };
 
@@ -34,6 +36,22 @@ self.addEventListener('unhandledrejection', (event) => {
   if (event.reason instanceof WllamaAbortError) event.preventDefault();
 });
 
+/** The channel tests reach the engine worker on, when the page enables its test hooks. */
+const testHookChannel = 'lmtab-test-hooks';
+
+/**
+ * Answers `{type: 'lose-gpu-device'}` on the test hook channel with
+ * `{type: 'lose-gpu-device:done', result}` (see {@link WllamaEngine.loseGpuDevice}).
+ */
+function answerTestHooks(engine: WllamaEngine): void {
+  const channel = new BroadcastChannel(testHookChannel);
+  channel.onmessage = async (event: MessageEvent<{ type?: string }>) => {
+    if (event.data?.type !== 'lose-gpu-device') return;
+    const result = await engine.loseGpuDevice().catch((error: unknown) => String(error));
+    channel.postMessage({ type: 'lose-gpu-device:done', result });
+  };
+}
+
 let handler: ReturnType<typeof createRouter>['handle'] | undefined;
 const pending: MessagePort[] = [];
 
@@ -41,19 +59,19 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   const message = event.data;
   if (message.type === 'init') {
     const store = createIdbModelStore();
+    const gguf = createWllamaEngine({
+      store,
+      wasmUrl,
+      stockGlueCode,
+      cpuBuild:
+        cpuBuildByDefault && message.settings.cpuEngine !== 'wllama' ? lmtabCpuBuild : undefined,
+      ...message.settings,
+    });
+    if (message.testHooks === true) answerTestHooks(gguf);
     const engine = createEngineSwitch({
       store,
       engines: {
-        gguf: createWllamaEngine({
-          store,
-          wasmUrl,
-          stockGlueCode,
-          cpuBuild:
-            cpuBuildByDefault && message.settings.cpuEngine !== 'wllama'
-              ? lmtabCpuBuild
-              : undefined,
-          ...message.settings,
-        }),
+        gguf,
         // MLC models load from the store through the service worker's /lmtab-store/ URLs.
         mlc: createWebLlmEngine({
           store,

@@ -3,8 +3,16 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { HeadlessState } from '../bridge/index.js';
-import { chromiumArgsFromEnv, CONTAINER_CHROMIUM_ARGS, headlessStorage } from '../cloud/index.js';
+import {
+  chromiumArgsFromEnv,
+  CONTAINER_CHROMIUM_ARGS,
+  gpuChromiumArgs,
+  hasNvidiaGpu,
+  headlessStorage,
+  mergeChromiumArgs,
+} from '../cloud/index.js';
 import { LmtabError } from '../errors/index.js';
+import { reportEngineAdapter } from './engine-adapter-line.js';
 import { profileHolder, profileInUseError } from './profile-lock.js';
 
 /**
@@ -44,6 +52,31 @@ export function inContainer(
  */
 export function sandboxArgs(container: boolean): readonly string[] {
   return container ? CONTAINER_CHROMIUM_ARGS : [];
+}
+
+/** What decides the headless engine's Chromium switches (see {@link headlessLaunchArgs}). */
+export interface HeadlessLaunchFacts {
+  /** Whether this process runs in a container ({@link inContainer}). */
+  container: boolean;
+  /** Whether the machine has an NVIDIA GPU (`hasNvidiaGpu` in `src/cloud`). */
+  nvidia: boolean;
+  /** Switches added last (`LMTAB_CHROMIUM_ARGS`, or the caller's). */
+  extra: readonly string[];
+}
+
+/**
+ * The headless engine's Chromium switches: {@link headlessArgs}, the container's, on an NVIDIA GPU
+ * the Vulkan ones and Dawn's `vulkan_enable_f16_on_nvidia` (without which llama.cpp's WebGPU backend
+ * finds no `shader-f16` and runs the model on the CPU), then the extra ones, merged so that every
+ * `--enable-features` value counts.
+ */
+export function headlessLaunchArgs(facts: HeadlessLaunchFacts): string[] {
+  return mergeChromiumArgs(
+    headlessArgs,
+    sandboxArgs(facts.container),
+    gpuChromiumArgs(facts.nvidia),
+    facts.extra,
+  );
 }
 
 /** Where Chrome, Chromium and Edge usually live, in the order they are tried. */
@@ -109,6 +142,11 @@ export interface HeadlessEngineOptions {
   /** Switches added to {@link headlessArgs} (GPU flags); default those in `LMTAB_CHROMIUM_ARGS`. */
   args?: readonly string[];
   /**
+   * Whether to pass the NVIDIA switches (see {@link headlessLaunchArgs}); default whether this
+   * machine has an NVIDIA GPU.
+   */
+  nvidia?: boolean;
+  /**
    * localStorage entries the engine page finds before its scripts run; default the hub settings
    * of `HF_ENDPOINT` and `HF_TOKEN`, which the page cannot read from the environment itself.
    */
@@ -152,13 +190,11 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
     const launched = await chromium.launchPersistentContext(options.profileDir, {
       executablePath: options.executablePath,
       headless: true,
-      args: [
-        ...new Set([
-          ...headlessArgs,
-          ...sandboxArgs(inContainer()),
-          ...(options.args ?? chromiumArgsFromEnv(process.env)),
-        ]),
-      ],
+      args: headlessLaunchArgs({
+        container: inContainer(),
+        nvidia: options.nvidia ?? hasNvidiaGpu(),
+        extra: options.args ?? chromiumArgsFromEnv(process.env),
+      }),
     });
     const storage = options.storage ?? headlessStorage(process.env);
     if (Object.keys(storage).length > 0) {
@@ -204,15 +240,18 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
       try {
         if (state !== 'crashed') setState('starting');
         context ??= await launch();
-        const page = await enginePage(context);
+        let page = await enginePage(context);
         try {
           await page.goto(url);
         } catch (error) {
           // A renderer that dies while the page loads (seen once under heavy load) gets one new page.
           if (!crashed.has(page)) throw error;
-          await (await enginePage(context)).goto(url);
+          page = await enginePage(context);
+          await page.goto(url);
         }
         setState('running');
+        // Said once the page holds the engine; a page reopened after a crash says it again.
+        void reportEngineAdapter(page, { log });
       } catch (error) {
         setState('failed', error instanceof Error ? error.message : String(error));
         throw error;

@@ -12,7 +12,12 @@ export {
   chromiumArgsFromEnv,
   CONTAINER_CHROMIUM_ARGS,
   GPU_CHROMIUM_ARGS,
+  gpuChromiumArgs,
+  hasNvidiaGpu,
+  mergeChromiumArgs,
+  NVIDIA_CHROMIUM_ARGS,
 } from './chromium-args.js';
+export type { NvidiaProbe } from './chromium-args.js';
 export { createGateway } from './create-gateway.js';
 export type { Gateway, GatewayOptions } from './create-gateway.js';
 export { defineApp, isAppDefinition, MAX_KEEP_ALIVE_SECONDS } from './define-app.js';

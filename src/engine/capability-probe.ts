@@ -1,3 +1,10 @@
+import {
+  describeAdapter,
+  gpuPowerPreference,
+  type GpuAdapterLike,
+  type GpuAdapterReport,
+} from './gpu-adapter.js';
+
 /** What this browser context offers an engine, probed without loading a model. */
 export interface Capabilities {
   /** Description of the WebGPU adapter, when one is available. */
@@ -6,6 +13,8 @@ export interface Capabilities {
   shaderF16?: boolean;
   /** Every feature of the adapter (`shader-f16`, `subgroups`, ...), when there is one. */
   features?: string[];
+  /** The whole report of the adapter (vendor, architecture, limits), when there is one. */
+  gpu?: GpuAdapterReport;
   /** Why there is no WebGPU adapter, when there is none. */
   noAdapterReason?: string;
   /** Logical CPU cores the context may use for WebAssembly threads. */
@@ -14,22 +23,23 @@ export interface Capabilities {
   crossOriginIsolated: boolean;
 }
 
-interface GpuAdapterLike {
-  features?: ReadonlySet<string>;
-  info?: { vendor?: string; architecture?: string; description?: string; device?: string };
+interface GpuLike {
+  requestAdapter(options?: { powerPreference?: string }): Promise<GpuAdapterLike | null>;
 }
 
-/** Probes WebGPU and threading support in the current window or worker. */
+/**
+ * Probes WebGPU and threading support in the current window or worker. The adapter is asked for
+ * with the high-performance power preference, as llama.cpp's is (`gpu-worker-prologue.ts`), so both
+ * get the same GPU where a machine has two.
+ */
 export async function probeCapabilities(): Promise<Capabilities> {
   const isolated = globalThis.crossOriginIsolated === true;
   const cores = isolated ? Math.max(1, navigator.hardwareConcurrency ?? 1) : 1;
-  const gpu = (
-    navigator as Navigator & { gpu?: { requestAdapter(): Promise<GpuAdapterLike | null> } }
-  ).gpu;
+  const gpu = (navigator as Navigator & { gpu?: GpuLike }).gpu;
   if (!gpu)
     return { cores, crossOriginIsolated: isolated, noAdapterReason: 'this browser has no WebGPU' };
   try {
-    const adapter = await gpu.requestAdapter();
+    const adapter = await gpu.requestAdapter({ powerPreference: gpuPowerPreference });
     if (!adapter) {
       return {
         cores,
@@ -37,16 +47,14 @@ export async function probeCapabilities(): Promise<Capabilities> {
         noAdapterReason: 'no WebGPU adapter is available',
       };
     }
-    const info = adapter.info ?? {};
-    const parts = [info.vendor, info.architecture, info.description ?? info.device].filter(
-      (p): p is string => !!p,
-    );
+    const report = describeAdapter(adapter);
     return {
       cores,
       crossOriginIsolated: isolated,
-      adapter: parts.join(' ') || 'WebGPU adapter',
-      shaderF16: adapter.features?.has('shader-f16') ?? false,
-      features: [...(adapter.features ?? [])],
+      adapter: report.adapter,
+      shaderF16: report.features.includes('shader-f16'),
+      features: report.features,
+      gpu: report,
     };
   } catch (error) {
     return {

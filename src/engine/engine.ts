@@ -1,4 +1,5 @@
 import type { ModelRecord } from '../store/index.js';
+import type { GpuAdapterReport } from './gpu-adapter.js';
 
 /** One part of a chat message's content, as the engine sees it (no wire spellings). */
 export type ContentPart =
@@ -214,10 +215,21 @@ export interface EngineInfo {
    */
   kernels?: 'relaxed-simd' | 'simd128';
   /**
-   * The WebGPU adapter the engine's context offers, whether this engine uses it or not (web-llm's
-   * catalog needs it where llama.cpp cannot use it), so pages need not ask for one again.
+   * The WebGPU adapter the engine's context offers (requested as `high-performance`), whether this
+   * engine uses it or not (web-llm's catalog needs it where llama.cpp cannot use it), so pages need
+   * not ask for one again: vendor, architecture, features and key limits.
    */
-  gpu?: { adapter: string; features: string[] };
+  gpu?: GpuAdapterReport;
+  /**
+   * A loaded model's backend lines as llama.cpp and lmtab's GPU watch logged them (offloaded layers,
+   * the adapter llama.cpp took, graph splits, WebGPU buffers, device losses), kept whole for the
+   * load's life (`backend-record.ts`); absent before a load.
+   */
+  backendLines?: string[];
+  /** Graph splits of a loaded model's last reserved graph, as llama.cpp logged them. */
+  graphSplits?: number;
+  /** The last GPU device loss this engine saw: when (epoch ms) and the line that said so. */
+  gpuLost?: { at: number; line: string };
 }
 
 /** A model resident in memory. */

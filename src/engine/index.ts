@@ -1,5 +1,13 @@
 export { createWllamaEngine } from './wllama-engine.js';
-export type { WllamaEngineOptions } from './wllama-engine.js';
+export type { WllamaEngine, WllamaEngineOptions } from './wllama-engine.js';
+export {
+  describeAdapter,
+  gpuPowerPreference,
+  isNvidiaAdapter,
+  keyGpuLimits,
+} from './gpu-adapter.js';
+export type { GpuAdapterLike, GpuAdapterReport, KeyGpuLimit } from './gpu-adapter.js';
+export { nvidiaChromeFlags, nvidiaF16Hint, shaderF16Reason } from './shader-f16-reason.js';
 export { createWebLlmEngine, webLlmModelRecord } from './web-llm-engine.js';
 export type { WebLlmEngineLike, WebLlmEngineOptions } from './web-llm-engine.js';
 export { createEngineSwitch } from './engine-switch.js';

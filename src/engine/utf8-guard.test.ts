@@ -25,3 +25,15 @@ describe('unsafeByteTokens', () => {
     expect(unsafeByteTokens(new Map())).toEqual([]);
   });
 });
+
+describe('partialCharacterTokens', () => {
+  it('lists the tokens whose bytes are not whole characters, at either end', async () => {
+    const { partialCharacterTokens } = await import('./utf8-guard.js');
+    // GPT-2 byte stand-ins: "Ã" is byte 0xC3 (a lead without its continuation), "©" 0xA9.
+    const metadata = new Map<string, unknown>([
+      ['tokenizer.ggml.model', 'gpt2'],
+      ['tokenizer.ggml.tokens', ['hello', 'Ã', 'Ġ' + 'Ã', '©', 'Ã©', 'ĠÃ©']],
+    ]);
+    expect(partialCharacterTokens(metadata as never)).toEqual([1, 2, 3]);
+  });
+});

@@ -81,3 +81,38 @@ export function continuationTokens(metadata: ReadonlyMap<string, GgufMetadataVal
   });
   return ids;
 }
+
+/**
+ * The ids of tokens whose bytes are not valid UTF-8 by themselves: a character cut at either end
+ * (`" \xC3"`, a lone lead or continuation byte). wllama 3.13.0's stock build serializes logprob
+ * alternatives with nlohmann's strict `dump()` (lmtab's CPU build replaces such bytes, as
+ * llama-server does): listed as an alternative, such a token failed the request with "invalid
+ * UTF-8 byte". So on that build they are banned when logprobs are asked for.
+ */
+export function partialCharacterTokens(metadata: ReadonlyMap<string, GgufMetadataValue>): number[] {
+  const tokens = metadata.get('tokenizer.ggml.tokens');
+  if (!Array.isArray(tokens)) return [];
+  const gpt2 = metadata.get('tokenizer.ggml.model') === 'gpt2';
+  const toByte = gpt2 ? gpt2UnicodeToByte() : undefined;
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const ids: number[] = [];
+  tokens.forEach((token, id) => {
+    if (typeof token !== 'string' || token === '') return;
+    let bytes: number[] | undefined;
+    if (toByte !== undefined) {
+      bytes = [];
+      for (const character of token) {
+        const byte = toByte.get(character);
+        if (byte === undefined) return;
+        bytes.push(byte);
+      }
+    } else if (/^<0x[89A-F][0-9A-F]>$/.test(token)) bytes = [parseInt(token.slice(3, 5), 16)];
+    if (bytes === undefined) return;
+    try {
+      strict.decode(new Uint8Array(bytes));
+    } catch {
+      ids.push(id);
+    }
+  });
+  return ids;
+}

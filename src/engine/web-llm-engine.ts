@@ -9,6 +9,8 @@ import { LmtabError, toLmtabError } from '../errors/index.js';
 import { storedFilePath, storedModelPath } from '../store/index.js';
 import type { MlcSource, ModelRecord, ModelStore } from '../store/index.js';
 import { probeCapabilities, type Capabilities } from './capability-probe.js';
+import { isNvidiaAdapter } from './gpu-adapter.js';
+import { nvidiaF16Hint } from './shader-f16-reason.js';
 import type {
   Engine,
   EngineInfo,
@@ -189,7 +191,8 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     if (source.requiredFeatures.includes('shader-f16') && caps.shaderF16 !== true) {
       throw new LmtabError(
         'engine_failure',
-        `Model "${record.id}" needs the WebGPU feature shader-f16, which the adapter (${caps.adapter}) lacks: use the model's q4f32 variant.`,
+        `Model "${record.id}" needs the WebGPU feature shader-f16, which the adapter (${caps.adapter}) lacks: use the model's q4f32 variant.` +
+          (caps.gpu && isNvidiaAdapter(caps.gpu) ? ` ${nvidiaF16Hint()}.` : ''),
       );
     }
   }

@@ -12,6 +12,7 @@ import type {
   LoadedModel,
 } from './engine.js';
 import { loadWllama } from './load-wllama.js';
+import { BackendRecord } from './backend-record.js';
 import { LogRing } from './log-ring.js';
 import { confirmBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
@@ -92,8 +93,10 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
     const pooling = assertCanEmbed(record);
     const blobs = await options.store.open(record.id);
     const log = new LogRing(200);
+    // Its backend lines, kept whole for confirmBackend (the ring may drop them).
+    const backend = new BackendRecord(log);
     const { wllama, info } = createWllamaFor(planned, options.wasmUrl, options.cpuBuild, {
-      logger: log.logger(),
+      logger: backend.logger(),
       allowOffline: true,
     });
     await loadWllama(
@@ -113,7 +116,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       { log, label: `embedding model ${record.id}`, info },
     );
     const proxy = (wllama as unknown as { proxy: WllamaProxy }).proxy;
-    return { wllama, proxy, log, info: confirmBackend(info, log.lines()) };
+    return { wllama, proxy, log, info: confirmBackend(info, backend.lines()) };
   }
 
   async function loadRecord(record: ModelRecord, requested: number | undefined) {

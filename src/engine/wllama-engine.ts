@@ -31,12 +31,15 @@ import { loadWllama } from './load-wllama.js';
 import { assertCpuFit, memoryNeed } from './memory-fit.js';
 import { memory64Resources, memory64Supported } from './memory64-build.js';
 import { LogRing } from './log-ring.js';
+import { BackendRecord } from './backend-record.js';
+import { gpuDeviceLostError, loseGpuDevice } from './gpu-loss.js';
+import { watchGpu } from './gpu-worker-prologue.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
-import { continuationTokens, unsafeByteTokens } from './utf8-guard.js';
+import { continuationTokens, partialCharacterTokens, unsafeByteTokens } from './utf8-guard.js';
 import { ForcedToolCallReader } from './forced-tool-call.js';
 import { chunkEvents, type WllamaChunk } from './wllama-chunk-events.js';
 import {
@@ -78,6 +81,12 @@ export interface WllamaEngineOptions {
   probe?: () => Promise<Capabilities>;
 }
 
+/** The wllama engine, with a test hook besides the {@link Engine} interface. */
+export interface WllamaEngine extends Engine {
+  /** Test hook: loses the resident model's GPU device (see `loseGpuDevice` in `gpu-loss.ts`). */
+  loseGpuDevice(): Promise<'destroyed' | 'simulated' | 'no model'>;
+}
+
 interface LoadedWllama {
   model: string;
   wllama: Wllama;
@@ -86,6 +95,10 @@ interface LoadedWllama {
   info: EngineInfo;
   /** The engine's last log lines, quoted in load and generation failures. */
   log: LogRing;
+  /** Its backend lines, kept whole, and whether its GPU device was lost. */
+  backend: BackendRecord;
+  /** Whether lmtab's GPU watch runs in its worker (`gpu-worker-prologue.ts`). */
+  gpuWatched: boolean;
   /** Token ids that would make the output malformed UTF-8 (see utf8-guard.ts). */
   unsafeTokens: number[];
   /** Id of the token that opens a tool call in the model's chat format, if it has one. */
@@ -184,14 +197,30 @@ function engineReason(message: string, log: LogRing): string {
  * exists and on CPU threads otherwise. One model is resident at a time; requests for it share its
  * parallel slots, and a request for another model waits for the resident one to drain.
  */
-export function createWllamaEngine(options: WllamaEngineOptions): Engine {
+export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
   const clock = options.clock ?? Date.now;
   const probe = options.probe ?? probeCapabilities;
   const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
   const parallel = options.parallel ?? 4;
   let capabilities: Promise<Capabilities> | undefined;
+  let lastGpuLoss: EngineInfo['gpuLost'];
 
   const capabilitiesOnce = () => (capabilities ??= probe());
+
+  /**
+   * A wllama instance's GPU device is gone: the next load asks for an adapter again (WebGPU if one
+   * comes back, the CPU otherwise), and the resident model on it is ended at once, so that requests
+   * on it fail now rather than when llama.cpp next waits on the GPU.
+   */
+  function gpuLost(backend: BackendRecord, line: string): void {
+    lastGpuLoss = { at: clock(), line };
+    capabilities = undefined;
+    const current = residency.resident();
+    if (current?.backend !== backend) return;
+    current.broken = true;
+    if (current.active > 0) void current.wllama.exit().catch(() => undefined);
+    else void residency.unload(current.model).catch(() => undefined);
+  }
 
   async function plannedInfo(): Promise<EngineInfo> {
     return planBackend(await capabilitiesOnce(), options, 'wllama');
@@ -205,11 +234,14 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     heads: HeadLengths | undefined,
   ) {
     const log = new LogRing(200);
+    const backend: BackendRecord = new BackendRecord(log, {
+      onGpuLost: (line) => gpuLost(backend, line),
+    });
     const memory64 =
       planned.build === buildNames.memory64 && options.stockGlueCode !== undefined
         ? await memory64Resources(options.wasmUrl, options.stockGlueCode)
         : undefined;
-    const config = { logger: log.logger(), allowOffline: true };
+    const config = { logger: backend.logger(), allowOffline: true };
     const { wllama, info } = createWllamaFor(
       planned,
       options.wasmUrl,
@@ -217,6 +249,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       config,
       memory64,
     );
+    const gpuWatched =
+      info.backend === 'webgpu' &&
+      info.build === buildNames.stock &&
+      options.stockGlueCode !== undefined &&
+      watchGpu(wllama, options.wasmUrl, options.stockGlueCode);
     await loadWllama(
       wllama,
       blobs.projector ? [...blobs.model, blobs.projector] : blobs.model,
@@ -234,8 +271,10 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
     return {
       wllama,
       log,
+      backend,
+      gpuWatched,
       info: {
-        ...confirmBackend(info, log.lines()),
+        ...confirmBackend(info, backend.lines()),
         ...(kvCache && { kvCache }),
         ...(kernels && { kernels }),
       },
@@ -300,13 +339,19 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       model: record.id,
       wllama: started.wllama,
       log: started.log,
+      backend: started.backend,
+      gpuWatched: started.gpuWatched,
       unsafeTokens: unsafeByteTokens(metadata),
       toolCallStart: findToolCallStart(metadata.get('tokenizer.ggml.tokens')),
       unusedThinkStart: findUnusedThinkStart(
         metadata.get('tokenizer.ggml.tokens'),
         String(metadata.get('tokenizer.chat_template') ?? ''),
       ),
-      continuationTokens: continuationTokens(metadata),
+      // wllama's stock build cannot serialize any partial character as a logprob alternative.
+      continuationTokens:
+        started.info.build === buildNames.cpu
+          ? continuationTokens(metadata)
+          : partialCharacterTokens(metadata),
       info: started.info,
       sizeBytes: record.sizeBytes,
       contextLength,
@@ -449,6 +494,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       }
       // wllama rejected every pending task of this instance; the next request gets a fresh one.
       if (error instanceof WllamaRuntimeError) current.broken = true;
+      const lost = current.backend.gpuLoss();
+      if (lost !== undefined) throw gpuDeviceLostError(current, lost, error);
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
@@ -513,8 +560,15 @@ export function createWllamaEngine(options: WllamaEngineOptions): Engine {
       const current = residency.resident();
       return [...(current ? [describe(current)] : []), ...embedder.loaded()];
     },
-    info: async () => residency.resident()?.info ?? plannedInfo(),
+    info: async () => ({
+      ...(residency.resident()?.info ?? (await plannedInfo())),
+      ...(lastGpuLoss && { gpuLost: lastGpuLoss }),
+    }),
     supportsImages: (record) => !!record.projector,
+    loseGpuDevice: async () => {
+      const current = residency.resident();
+      return current ? loseGpuDevice(current) : 'no model';
+    },
   };
 
   function describe(current: Resident): LoadedModel {

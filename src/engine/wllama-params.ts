@@ -19,8 +19,9 @@ export interface WllamaVocabularyFacts {
    */
   unusedThinkStart?: number;
   /**
-   * Tokens whose text starts inside a UTF-8 character; banned when logprobs are asked for, as
-   * wllama cannot serialize them as listed alternatives (see utf8-guard.ts).
+   * Tokens whose text starts inside a UTF-8 character (on wllama's stock build: any token that is
+   * not whole characters); banned when logprobs are asked for, as wllama cannot serialize them as
+   * listed alternatives (see utf8-guard.ts).
    */
   continuationTokens?: number[];
 }

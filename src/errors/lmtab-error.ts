@@ -10,6 +10,7 @@ export type LmtabErrorCode =
   | 'no_engine'
   | 'engine_timeout'
   | 'engine_failure'
+  | 'gpu_device_lost'
   | 'download_failed'
   | 'checksum_mismatch'
   | 'quota_exceeded'
@@ -39,6 +40,8 @@ const defaultStatus: Record<LmtabErrorCode, number> = {
   no_engine: 503,
   engine_timeout: 504,
   engine_failure: 500,
+  // The request is lost, the engine is not: the next one is served (on the CPU if need be).
+  gpu_device_lost: 503,
   download_failed: 502,
   checksum_mismatch: 502,
   quota_exceeded: 507,

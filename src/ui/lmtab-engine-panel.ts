@@ -3,11 +3,12 @@ import { formatBytes } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import type { EngineStatus } from './fetch-engine-status.js';
 import { icons } from './icons.js';
+import './lmtab-gpu-details.js';
 
 /**
  * The Developer tab's engine information: the compute path (WebGPU adapter and GPU layers, or
- * WebAssembly threads, with the reason WebGPU is not used) and the loaded models with their busy
- * slots. Fires `engine-refresh` from its Refresh button.
+ * WebAssembly threads, with the reason WebGPU is not used), the GPU's details
+ * (`<lmtab-gpu-details>`) and the loaded models with their busy slots. Fires `engine-refresh` from its Refresh button.
  */
 export class LmtabEnginePanel extends LitElement {
   static override properties = {
@@ -169,31 +170,32 @@ export class LmtabEnginePanel extends LitElement {
       ${
         s
           ? html`<dl>
-              <dt>Engine</dt>
-              <dd>${s.engine}</dd>
-              <dt>Compute</dt>
-              <dd>
+                <dt>Engine</dt>
+                <dd>${s.engine}</dd>
+                <dt>Compute</dt>
+                <dd>
+                  ${
+                    s.backend === 'webgpu'
+                      ? `WebGPU on ${s.adapter ?? 'a GPU adapter'}`
+                      : 'WebAssembly on the CPU'
+                  }
+                </dd>
+                <dt>GPU layers</dt>
+                <dd>
+                  ${s.gpuLayers === 0 ? '0 (CPU only)' : s.gpuLayers >= 999 ? 'all' : s.gpuLayers}
+                </dd>
+                <dt>CPU threads</dt>
+                <dd>${s.threads}</dd>
+                <dt>Cross-origin isolated</dt>
+                <dd>${s.crossOriginIsolated ? 'yes' : 'no (one thread only)'}</dd>
                 ${
-                  s.backend === 'webgpu'
-                    ? `WebGPU on ${s.adapter ?? 'a GPU adapter'}`
-                    : 'WebAssembly on the CPU'
+                  s.fallbackReason
+                    ? html`<dt>Why not WebGPU</dt>
+                        <dd>${s.fallbackReason}</dd>`
+                    : nothing
                 }
-              </dd>
-              <dt>GPU layers</dt>
-              <dd>
-                ${s.gpuLayers === 0 ? '0 (CPU only)' : s.gpuLayers >= 999 ? 'all' : s.gpuLayers}
-              </dd>
-              <dt>CPU threads</dt>
-              <dd>${s.threads}</dd>
-              <dt>Cross-origin isolated</dt>
-              <dd>${s.crossOriginIsolated ? 'yes' : 'no (one thread only)'}</dd>
-              ${
-                s.fallbackReason
-                  ? html`<dt>Why not WebGPU</dt>
-                      <dd>${s.fallbackReason}</dd>`
-                  : nothing
-              }
-            </dl>`
+              </dl>
+              <lmtab-gpu-details .status=${s}></lmtab-gpu-details>`
           : this.error
             ? nothing
             : html`<p class="none muted">Asking the engine…</p>`

@@ -66,16 +66,14 @@ const basePorts = {
   profileSecond: 21355,
   /** cpu-kernels.spec.ts: the app with ggml's own K-quant kernels, beside the default one. */
   kernelsApp: 21356,
+  /** headless-gpu.spec.ts: `lmtab serve --headless` saying which WebGPU adapter its engine got. */
+  headlessGpu: 21357,
   /** interrupted-streams.spec.ts: streams of every surface cut mid-answer through the relay. */
   relayInterrupt: 21370,
   /** agents.spec.ts: Claude Code, Codex, opencode and the Agents SDK against the relay. */
   relayAgents: 21371,
   /** The recording proxy in front of the agents' relay (counts what each agent asked). */
   agentsProxy: 21372,
-  /** launch.spec.ts: `lmtab launch` starting (or finding) its relay. */
-  relayLaunch: 21373,
-  /** conformance.spec.ts: every OpenAI and Ollama answer checked against their OpenAPI specs. */
-  relayConformance: 21374,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -20,6 +20,7 @@ const anthropicErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
   no_engine: 'overloaded_error',
   engine_timeout: 'timeout_error',
   engine_failure: 'api_error',
+  gpu_device_lost: 'api_error',
   download_failed: 'api_error',
   checksum_mismatch: 'api_error',
   quota_exceeded: 'api_error',

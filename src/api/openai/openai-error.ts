@@ -19,6 +19,7 @@ export const openAiErrorTypes: Readonly<Record<LmtabErrorCode, string>> = {
   no_engine: 'server_error',
   engine_timeout: 'server_error',
   engine_failure: 'server_error',
+  gpu_device_lost: 'server_error',
   download_failed: 'server_error',
   checksum_mismatch: 'server_error',
   quota_exceeded: 'server_error',

@@ -1,0 +1,175 @@
+import { expect, test, type Page } from '@playwright/test';
+import { gpuWorkerPrologue, loseDeviceMessage } from '../../src/engine/gpu-worker-prologue.js';
+import { importModel, openApp, openTab } from './support/app.js';
+
+/**
+ * Streams a long answer, loses the GPU device of the engine's model after its first chunk (the test
+ * hook of worker-main.ts: a real `GPUDevice.destroy()` where the model runs on WebGPU, the GPU
+ * watch's loss line where it has no device, as here: SwiftShader lacks shader-f16, so llama.cpp
+ * runs it on the CPU), and reads the stream to its end.
+ */
+function streamAndLoseDevice(page: Page, model: string) {
+  return page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        stream: true,
+        max_tokens: 3000,
+        ignore_eos: true,
+        temperature: 0,
+        messages: [{ role: 'user', content: 'Write a very long story' }],
+      }),
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    const channel = new BroadcastChannel('lmtab-test-hooks');
+    const hook = new Promise<string>((resolve) => {
+      channel.onmessage = (event) => resolve(event.data.result);
+    });
+    channel.postMessage({ type: 'lose-gpu-device' });
+    const result = await hook;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    return { status: response.status, result, text };
+  }, model);
+}
+
+const chat = (page: Page, model: string) =>
+  page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'Hello' }],
+        max_tokens: 4,
+        temperature: 0,
+      }),
+    });
+    return { status: response.status, body: await response.json() };
+  }, model);
+
+test.beforeEach(async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('lmtab-test-hooks', '1'));
+});
+
+test('the engine reports the WebGPU adapter it asked for as high-performance, in its API and the Developer tab @webgpu', async ({
+  page,
+}) => {
+  await openApp(page);
+  const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  test.info().annotations.push({ type: 'engine', description: JSON.stringify(engine) });
+  expect(engine.gpu).toMatchObject({
+    adapter: expect.any(String),
+    features: expect.any(Array),
+    powerPreference: 'high-performance',
+    limits: {
+      maxBufferSize: expect.any(Number),
+      maxStorageBufferBindingSize: expect.any(Number),
+    },
+  });
+  expect(engine.gpu.limits.maxBufferSize).toBeGreaterThan(0);
+  if (!engine.gpu.features.includes('shader-f16')) {
+    expect(engine.fallbackReason).toContain('lacks shader-f16');
+  }
+  await openTab(page, 'Developer');
+  const details = page.getByTestId('gpu-details');
+  await expect(details.getByTestId('gpu-adapter')).toContainText('asked for high-performance');
+  await expect(details.getByTestId('gpu-limits')).toContainText('maxBufferSize');
+  await expect(details.getByTestId('gpu-features')).toHaveText(
+    engine.gpu.features.length > 0 ? engine.gpu.features.join(', ') : 'none',
+  );
+});
+
+test('a GPU device lost mid-answer ends that answer with gpu_device_lost, and the next request is served without a reload @webgpu', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm2.gguf');
+  const before = await chat(page, model);
+  expect(before.status, JSON.stringify(before.body)).toBe(200);
+  const loadedBefore = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  // The load's backend lines (here the CPU graph's splits) are kept apart from the engine log ring.
+  expect(loadedBefore.loaded[0].info.backendLines).toEqual(
+    expect.arrayContaining([expect.stringMatching(/nodes = \d+, splits = \d+/)]),
+  );
+  expect(loadedBefore.graphSplits).toBeGreaterThan(0);
+
+  let navigations = 0;
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) navigations += 1;
+  });
+  const lost = await streamAndLoseDevice(page, model);
+  test.info().annotations.push({ type: 'hook', description: lost.result });
+  expect(['destroyed', 'simulated']).toContain(lost.result);
+  expect(lost.status).toBe(200);
+  const events = lost.text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice('data: '.length)));
+  const failure = events.at(-1);
+  expect(failure.error).toMatchObject({ type: 'server_error', code: 'gpu_device_lost' });
+  expect(failure.error.message).toMatch(
+    /^The GPU device was lost while tiny-lfm2 was generating .*The model was unloaded; the next request loads it again, on WebGPU if an adapter is available again and on the CPU otherwise\.$/,
+  );
+
+  const after = await chat(page, model);
+  expect(after.status, JSON.stringify(after.body)).toBe(200);
+  expect(after.body.choices[0].message.content.length).toBeGreaterThan(0);
+  expect(navigations).toBe(0);
+  const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+  test.info().annotations.push({ type: 'engine after', description: JSON.stringify(engine) });
+  expect(engine.gpuLost.line).toMatch(/^lmtab-gpu: device lost/);
+  // Loaded again, on the backend the adapter allows now (the CPU on SwiftShader).
+  expect(engine.loaded[0]).toMatchObject({ model, active: 0 });
+  expect(engine.loaded[0].info.backend).toBe(
+    engine.gpu?.features.includes('shader-f16') ? 'webgpu' : 'wasm',
+  );
+  await openTab(page, 'Developer');
+  await expect(page.getByTestId('gpu-lost')).toContainText('lmtab-gpu: device lost');
+});
+
+test("the GPU watch that runs in wllama's worker asks for high-performance and sees a real device loss @webgpu", async ({
+  page,
+}) => {
+  await openApp(page);
+  // The watch ahead of code that does what emscripten's glue does for llama.cpp: an adapter with
+  // no power preference, a device kept; then the hook destroys it for real, on SwiftShader.
+  const lines = await page.evaluate(
+    async ({ prologue, hook }) => {
+      const glue = `(async () => {
+        const adapter = await navigator.gpu.requestAdapter({ powerPreference: undefined });
+        self.kept = await adapter.requestDevice();
+        postMessage({ verb: 'ready' });
+      })();`;
+      const url = URL.createObjectURL(new Blob([prologue + glue], { type: 'text/javascript' }));
+      const worker = new Worker(url);
+      const said: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        worker.onerror = (event) => reject(new Error(event.message));
+        worker.onmessage = (event) => {
+          if (event.data.verb === 'ready') worker.postMessage(hook);
+          else said.push(event.data.args[0]);
+          if (/device lost/.test(said.at(-1) ?? '')) resolve();
+        };
+      });
+      worker.terminate();
+      return said;
+    },
+    { prologue: gpuWorkerPrologue, hook: loseDeviceMessage },
+  );
+  expect(lines[0]).toMatch(
+    /^lmtab-gpu: adapter \{"powerPreference":"high-performance","vendor":"google","architecture":"swiftshader"/,
+  );
+  expect(lines.slice(1)).toEqual([
+    'lmtab-gpu: test hook: destroying 1 GPU device(s)',
+    expect.stringMatching(/^lmtab-gpu: device lost \(destroyed by the lmtab test hook\): /),
+  ]);
+});

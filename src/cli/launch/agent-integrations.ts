@@ -106,7 +106,7 @@ const codex: AgentIntegration = {
 };
 
 /** The text of Codex's lmtab profile. */
-export function codexProfile(settings: LaunchSettings): string {
+function codexProfile(settings: LaunchSettings): string {
   const lines = [
     '# Written by `lmtab launch codex`; `lmtab launch --restore codex` removes it.',
     `model = ${tomlString(settings.model)}`,
@@ -150,7 +150,7 @@ const opencode: AgentIntegration = {
 };
 
 /** opencode's configuration with lmtab's provider added (its other models kept). */
-export function withOpencodeProvider(
+function withOpencodeProvider(
   current: string | undefined,
   path: string,
   settings: LaunchSettings,

@@ -176,13 +176,13 @@ describe('lmtab launch', () => {
 
   it('--config prints the command instead of starting the agent', async () => {
     const { context, started, stdout } = launchContext();
-    await launchCommand(context, 'claude', 'tiny', [], { config: true });
+    await launchCommand(context, 'claude', 'tiny', ['-p', "it's"], { config: true });
     expect(started).toEqual([]);
     const printed = stdout();
     expect(printed).toMatch(
       /^ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+ ANTHROPIC_AUTH_TOKEN=lmtab ANTHROPIC_API_KEY='' /,
     );
-    expect(printed).toMatch(/ claude --model tiny\n$/);
+    expect(printed).toMatch(/ claude --model tiny -p 'it'\\''s'\n$/);
   });
 
   it('refuses a context beyond the training context, an unknown agent and a missing one', async () => {

@@ -102,7 +102,9 @@ export async function launchCommand(
   const env = agent.env(settings, where);
   if (options.config === true) {
     const assignments = Object.entries(env).map(([name, value]) => `${name}=${shellWord(value)}`);
-    context.stdout.write(`${[...assignments, agent.command, ...args].map(String).join(' ')}\n`);
+    context.stdout.write(
+      `${[...assignments, ...[agent.command, ...args].map(shellWord)].join(' ')}\n`,
+    );
     return 0;
   }
   try {

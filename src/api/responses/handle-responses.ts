@@ -202,7 +202,7 @@ function initialResponse(wire: ResponsesRequest, model: string, now: number): Re
     tools: echoTools(wire.tools ?? []),
     top_p: wire.top_p ?? null,
     truncation: 'disabled',
-    usage: null,
-    user: wire.user ?? null,
+    // Left out until known: OpenAI's spec types them as absent or set, never null.
+    ...(wire.user === undefined || wire.user === null ? {} : { user: wire.user }),
   };
 }

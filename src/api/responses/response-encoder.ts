@@ -60,7 +60,8 @@ export interface ResponseObject extends Record<string, unknown> {
   status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
   model: string;
   output: OutputItem[];
-  usage: ResponseUsage | null;
+  /** Set once the response ends (OpenAI's spec has no null here: absent until then). */
+  usage?: ResponseUsage;
   error: { code: string; message: string } | null;
   incomplete_details: { reason: 'max_output_tokens' } | null;
 }

@@ -12,6 +12,7 @@ import {
   defaultQueueLimit,
   defaultRelayHost,
   defaultRelayPort,
+  lmtabHome,
 } from '../relay/index.js';
 import { formatDuration } from '../cloud/duration.js';
 import { cloudCommand } from './cloud-command.js';
@@ -20,6 +21,9 @@ import { createCommand } from './create-command.js';
 import { cliExitStatus, formatCliError } from './format-cli-error.js';
 import { ensureRelay } from './ensure-relay.js';
 import { keysCommand } from './keys-command.js';
+import { launchCommand } from './launch/launch-command.js';
+import type { LaunchOptions } from './launch/launch-command.js';
+import { startAgent } from './launch/start-agent.js';
 import { listCommand } from './list-command.js';
 import {
   collect,
@@ -255,6 +259,62 @@ program
   .description('Unload a running model')
   .argument('<model>', 'model name')
   .action(action((context, model: string) => stopCommand(context, model)));
+
+program
+  .command('launch')
+  .description(
+    'Start Claude Code, Codex or opencode on a model served by lmtab (as ollama launch does): the relay and the model come up first, with a context fit for an agent',
+  )
+  .argument('<agent>', 'claude, codex or opencode')
+  .argument(
+    '[model]',
+    'model name, hub reference or ./file.gguf (default: the loaded or only stored model)',
+  )
+  .argument('[args...]', "the agent's own arguments, after --")
+  .option(
+    '--context <tokens>',
+    "context to load the model with (default 32768, at most the model's training context)",
+    parseCount,
+  )
+  .option(
+    '--config',
+    'write the configuration and load the model; print the command instead of starting it',
+  )
+  .option('--restore', 'put back the configuration files lmtab launch wrote over, and stop')
+  .addHelpText(
+    'after',
+    "\nExamples:\n  lmtab launch claude hf.co/LiquidAI/LFM2-1.2B-GGUF\n  lmtab launch codex tiny -- exec 'Fix the failing test'\n  lmtab launch --restore codex\n\nClaude Code is configured through its environment; Codex gets CODEX_HOME/lmtab.config.toml (used with\n--profile lmtab); opencode gets an lmtab provider in its opencode.json. Files are backed up in\nLMTAB_HOME/launch before the first change.",
+  )
+  .action(
+    async (
+      agent: string,
+      model: string | undefined,
+      rest: string[],
+      options: LaunchOptions,
+    ): Promise<void> => {
+      // Everything after -- is the agent's; commander hands it over as operands like the rest.
+      const dash = process.argv.indexOf('--');
+      const agentArgs = dash === -1 ? [] : process.argv.slice(dash + 1);
+      const before = [model, ...rest].filter((a) => a !== undefined).length - agentArgs.length;
+      try {
+        if (before > 1) {
+          throw new Error(
+            `Unexpected argument ${JSON.stringify(rest[0])}: expected the agent's arguments after --.`,
+          );
+        }
+        process.exitCode = await launchCommand(
+          { ...cliContext(), env: process.env, lmtabHome: lmtabHome(), start: startAgent },
+          agent,
+          before === 1 ? model : undefined,
+          agentArgs,
+          options,
+        );
+      } catch (error) {
+        process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exitCode = 1;
+      }
+    },
+  );
 
 const cloudContext = processCloudContext(version, fileURLToPath(root));
 program.addCommand(cloudCommand(cloudContext)).addCommand(keysCommand(cloudContext));

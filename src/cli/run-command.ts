@@ -84,7 +84,7 @@ export async function runCommand(
 }
 
 /** The stored name to chat with: a local file is uploaded, a missing hub model pulled. */
-async function resolveRunModel(
+export async function resolveRunModel(
   context: CliContext,
   client: RelayClient,
   modelArg: string,

@@ -78,6 +78,12 @@ const basePorts = {
   replicaGuard: 21361,
   /** headless-gpu.spec.ts: `lmtab serve --headless` saying which WebGPU adapter its engine got. */
   headlessGpu: 21362,
+  /** interrupted-streams.spec.ts: streams of every surface cut mid-answer through the relay. */
+  relayInterrupt: 21370,
+  /** agents.spec.ts: Claude Code, Codex, opencode and the Agents SDK against the relay. */
+  relayAgents: 21371,
+  /** The recording proxy in front of the agents' relay (counts what each agent asked). */
+  agentsProxy: 21372,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -142,6 +142,34 @@ describe('POST /v1/responses', () => {
     ]);
   });
 
+  it('answers an empty answer as one empty message, streamed and whole, as OpenAI does', async () => {
+    const { openai } = client({ script: () => ({ tokens: [] }) });
+    const whole = await openai.responses.create({ model: 'lfm2-350m', input: 'Hi' });
+    const stream = openai.responses.stream({ model: 'lfm2-350m', input: 'Hi' });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    const streamed = await stream.finalResponse();
+    for (const response of [whole, streamed]) {
+      expect(response.output).toHaveLength(1);
+      expect(response.output[0]).toMatchObject({
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', text: '', annotations: [], logprobs: [] }],
+      });
+      expect(response.output_text).toBe('');
+    }
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+  });
+
   it('runs a function tool round trip, streamed and whole', async () => {
     const { openai, engine } = client({ script: weatherCall });
     const stream = openai.responses.stream({

@@ -102,17 +102,27 @@ function unknownResponse(id: string, param?: string): LmtabError {
   );
 }
 
+/**
+ * The SSE text of the encoder's events; stores the final response. Closing this generator closes
+ * the encoder, and through it the generation (a `for await` would, but it drops the final value).
+ */
 async function* streamed(
   encoder: AsyncGenerator<ResponseStreamEvent, ResponseObject>,
   keep: (response: ResponseObject) => Promise<void>,
 ): AsyncGenerator<string> {
-  for (;;) {
-    const next = await encoder.next();
-    if (next.done === true) {
-      await keep(next.value);
-      return;
+  let ended = false;
+  try {
+    for (;;) {
+      const next = await encoder.next();
+      if (next.done === true) {
+        ended = true;
+        await keep(next.value);
+        return;
+      }
+      yield `event: ${next.value.type}\ndata: ${JSON.stringify(next.value)}\n\n`;
     }
-    yield `event: ${next.value.type}\ndata: ${JSON.stringify(next.value)}\n\n`;
+  } finally {
+    if (!ended) await encoder.return(undefined as never);
   }
 }
 
@@ -185,7 +195,7 @@ function initialResponse(wire: ResponsesRequest, model: string, now: number): Re
     tools: echoTools(wire.tools ?? []),
     top_p: wire.top_p ?? null,
     truncation: 'disabled',
-    usage: null,
-    user: wire.user ?? null,
+    // Left out until known: OpenAI's spec types them as absent or set, never null.
+    ...(wire.user === undefined || wire.user === null ? {} : { user: wire.user }),
   };
 }

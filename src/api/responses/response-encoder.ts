@@ -59,7 +59,8 @@ export interface ResponseObject extends Record<string, unknown> {
   status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
   model: string;
   output: OutputItem[];
-  usage: ResponseUsage | null;
+  /** Set once the response ends (OpenAI's spec has no null here: absent until then). */
+  usage?: ResponseUsage;
   error: { code: string; message: string } | null;
   incomplete_details: { reason: 'max_output_tokens' } | null;
 }
@@ -172,6 +173,15 @@ export async function* encodeResponseEvents(
     });
   }
 
+  const startMessage = () =>
+    start('message', {
+      type: 'message',
+      id: newId('msg_'),
+      role: 'assistant',
+      status: 'in_progress',
+      content: [],
+    });
+
   try {
     for await (const event of events) {
       switch (event.type) {
@@ -199,15 +209,7 @@ export async function* encodeResponseEvents(
         }
         case 'token': {
           if (event.text === '') break;
-          if (open !== 'message') {
-            yield* start('message', {
-              type: 'message',
-              id: newId('msg_'),
-              role: 'assistant',
-              status: 'in_progress',
-              content: [],
-            });
-          }
+          if (open !== 'message') yield* startMessage();
           const item = current() as Extract<OutputItem, { type: 'message' }>;
           item.content[0]!.text += event.text;
           yield emit('response.output_text.delta', {
@@ -245,6 +247,9 @@ export async function* encodeResponseEvents(
           break;
         }
         case 'done': {
+          // OpenAI's answers always hold an item: an empty answer is an empty message, which the
+          // Agents SDK takes as the final output (with no item at all it asks again, forever).
+          if (response.output.length === 0) yield* startMessage();
           const incomplete = event.finishReason === 'length';
           yield* close(incomplete ? 'incomplete' : 'completed');
           response.status = incomplete ? 'incomplete' : 'completed';

@@ -35,6 +35,8 @@ export interface FakeEngine extends Engine {
   requests: GenerateRequest[];
   embedRequests: EmbedRequest[];
   signals: AbortSignal[];
+  /** Generations started and not yet ended (the engine's active count). */
+  running: number;
   loads: { model: string; options: LoadOptions | undefined }[];
   unloads: (string | undefined)[];
   resident: LoadedModel[];
@@ -64,6 +66,7 @@ export function createFakeEngine(
     requests: [],
     embedRequests: [],
     signals: [],
+    running: 0,
     loads: [],
     unloads: [],
     resident: [],
@@ -71,7 +74,7 @@ export function createFakeEngine(
       engine.requests.push(request);
       const signal = options?.signal ?? new AbortController().signal;
       engine.signals.push(signal);
-      return play(request, script(request), signal);
+      return counted(engine, play(request, script(request), signal));
     },
     countTokens: (request, options) => countPromptTokens(engine.generate, request, options),
     load(model, options) {
@@ -124,6 +127,19 @@ export function fakeVector(input: EmbedInput): Float32Array {
   vector[0]! += 1;
   const norm = Math.hypot(...vector);
   return vector.map((x) => x / norm);
+}
+
+/** Counts the generation in `engine.running` from its first read until it ends, as engines do. */
+async function* counted(
+  engine: FakeEngine,
+  events: AsyncGenerator<GenerateEvent>,
+): AsyncGenerator<GenerateEvent> {
+  engine.running++;
+  try {
+    yield* events;
+  } finally {
+    engine.running--;
+  }
 }
 
 async function* play(request: GenerateRequest, script: FakeScript, signal: AbortSignal) {

@@ -7,8 +7,15 @@
 // As a command: node tests/support/webgpu/ensure-webgpu.mjs [-- SCRIPT ARGS...]
 // installs what is missing, then runs SCRIPT with Node 24 on lavapipe (environment of webgpuEnv).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +48,7 @@ const libDir = 'root/usr/lib/x86_64-linux-gnu';
  * Runs `step` into a fresh temporary folder and moves it to `dest` only when it finished, so an
  * interrupted install never leaves a half-filled folder that looks done.
  */
-function installOnce(dest, stamp, step) {
+export function installOnce(dest, stamp, step) {
   if (
     existsSync(join(dest, '.installed')) &&
     readFileSync(join(dest, '.installed'), 'utf8') === stamp
@@ -106,61 +113,71 @@ function installDawn(cacheDir, log) {
 /** Drivers and layers of mesa-vulkan-drivers other than lavapipe: not needed, 60 MB. */
 const unusedMesaFiles = /^libvulkan_(?!lvp)|^libVkLayer|^libgallium|^dri$/;
 
+/**
+ * Fetches Debian packages (`name` or `name/release`) from bookworm and bookworm-backports with
+ * `apt-get download` under a private APT state folder (its own sources list and package lists; the
+ * system's are never touched), and unpacks them with `dpkg-deb -x` into `dir/root`.
+ * @returns {Record<string, string>} each package's version
+ */
+export function aptDownload(packages, dir) {
+  if (!existsSync('/usr/bin/apt-get') || !existsSync('/usr/bin/dpkg-deb')) {
+    throw new Error(
+      `Fetching ${packages.join(', ')} needs Debian's apt-get and dpkg-deb, and this machine has neither.`,
+    );
+  }
+  const apt = join(dir, 'apt');
+  for (const sub of ['lists/partial', 'cache/archives/partial', 'sources.d', 'debs']) {
+    mkdirSync(join(apt, sub), { recursive: true });
+  }
+  writeFileSync(
+    join(apt, 'sources.list'),
+    'deb http://deb.debian.org/debian bookworm main\n' +
+      'deb http://deb.debian.org/debian bookworm-backports main\n',
+  );
+  const options = [
+    ['Dir::State', apt],
+    ['Dir::State::Lists', join(apt, 'lists')],
+    ['Dir::Cache', join(apt, 'cache')],
+    ['Dir::Etc::SourceList', join(apt, 'sources.list')],
+    ['Dir::Etc::SourceParts', join(apt, 'sources.d')],
+    ['Dir::State::status', '/var/lib/dpkg/status'],
+    ['Debug::NoLocking', 'true'],
+    // Downloads land in this cache, which APT's unprivileged user may not be able to write.
+    ...(process.getuid?.() === 0 ? [['APT::Sandbox::User', 'root']] : []),
+  ].flatMap(([key, value]) => ['-o', `${key}=${value}`]);
+  const quiet = { stdio: ['ignore', 'ignore', 'inherit'] };
+  execFileSync('apt-get', [...options, '-q', 'update'], quiet);
+  execFileSync('apt-get', [...options, '-q', 'download', ...packages], {
+    ...quiet,
+    cwd: join(apt, 'debs'),
+  });
+  const versions = {};
+  for (const deb of readdirSync(join(apt, 'debs'))) {
+    const path = join(apt, 'debs', deb);
+    const fields = execFileSync('dpkg-deb', ['-f', path, 'Package', 'Version'], {
+      encoding: 'utf8',
+    });
+    const [name, version] = fields
+      .trim()
+      .split('\n')
+      .map((line) => line.split(': ')[1]);
+    versions[name] = version;
+    execFileSync('dpkg-deb', ['-x', path, join(dir, 'root')]);
+  }
+  rmSync(apt, { recursive: true });
+  rmSync(join(dir, 'root/usr/share/doc'), { recursive: true, force: true });
+  return versions;
+}
+
 function installLavapipe(cacheDir, log) {
   const dest = join(cacheDir, 'lavapipe');
   const stamp = webgpuPins.lavapipe.join(' ');
   const done = installOnce(dest, stamp, (dir) => {
-    if (!existsSync('/usr/bin/apt-get') || !existsSync('/usr/bin/dpkg-deb')) {
-      throw new Error(
-        "The WebGPU tests need Debian's apt-get and dpkg-deb to fetch Mesa's lavapipe (bookworm-backports), and this machine has neither.",
-      );
-    }
     log(`webgpu: fetching lavapipe (${stamp}) with apt-get download...`);
-    // A private APT state: its own sources list and package lists; the system's are never touched.
-    const apt = join(dir, 'apt');
-    for (const sub of ['lists/partial', 'cache/archives/partial', 'sources.d', 'debs']) {
-      mkdirSync(join(apt, sub), { recursive: true });
-    }
-    writeFileSync(
-      join(apt, 'sources.list'),
-      'deb http://deb.debian.org/debian bookworm main\n' +
-        'deb http://deb.debian.org/debian bookworm-backports main\n',
-    );
-    const options = [
-      ['Dir::State', apt],
-      ['Dir::State::Lists', join(apt, 'lists')],
-      ['Dir::Cache', join(apt, 'cache')],
-      ['Dir::Etc::SourceList', join(apt, 'sources.list')],
-      ['Dir::Etc::SourceParts', join(apt, 'sources.d')],
-      ['Dir::State::status', '/var/lib/dpkg/status'],
-      ['Debug::NoLocking', 'true'],
-      // Downloads land in this cache, which APT's unprivileged user may not be able to write.
-      ['APT::Sandbox::User', 'root'],
-    ].flatMap(([key, value]) => ['-o', `${key}=${value}`]);
-    execFileSync('apt-get', [...options, '-q', 'update'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    execFileSync('apt-get', [...options, '-q', 'download', ...webgpuPins.lavapipe], {
-      cwd: join(apt, 'debs'),
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const versions = {};
-    for (const deb of readdirSync(join(apt, 'debs'))) {
-      const path = join(apt, 'debs', deb);
-      const [name, version] = execFileSync('dpkg-deb', ['-f', path, 'Package', 'Version'], {
-        encoding: 'utf8',
-      })
-        .trim()
-        .split('\n')
-        .map((line) => line.split(': ')[1]);
-      versions[name] = version;
-      execFileSync('dpkg-deb', ['-x', path, join(dir, 'root')]);
-    }
-    rmSync(apt, { recursive: true });
+    const versions = aptDownload(webgpuPins.lavapipe, dir);
     for (const entry of readdirSync(join(dir, libDir))) {
       if (unusedMesaFiles.test(entry)) rmSync(join(dir, libDir, entry), { recursive: true });
     }
-    rmSync(join(dir, 'root/usr/share/doc'), { recursive: true, force: true });
     // The ICD file names the driver by absolute path, so the loader never searches the system.
     writeFileSync(
       join(dir, 'lvp_icd.json'),

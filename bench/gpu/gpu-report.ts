@@ -114,11 +114,14 @@ export function readGpuRun(dir: string): GpuRun {
   };
 }
 
-/** `lfm2-350m-q4_k_m.gguf` -> `LFM2-350M-shaped Q4_K_M`. */
+/** `lfm2-350m-q4_k_m.gguf` -> `LFM2-350M-shaped Q4_K_M` (`tiny LFM2 Q4_K_M` for the dry run's). */
 export function modelLabel(file: string): string {
   const match = /lfm2-([^-]+)-(.+)\.gguf$/.exec(file.split('/').pop() ?? file);
   if (!match) return file;
-  return `LFM2-${match[1]!.toUpperCase()}-shaped ${match[2]!.toUpperCase()}`;
+  const type = match[2]!.toUpperCase();
+  return match[1] === 'tiny'
+    ? `tiny LFM2 ${type}`
+    : `LFM2-${match[1]!.toUpperCase()}-shaped ${type}`;
 }
 
 const median = (values: number[]) => {
@@ -186,7 +189,7 @@ export function summarizeGpuRun(run: GpuRun): string {
     `WebGPU: lmtab's engine on wllama ${String(system.bundle.wllama ?? '')}'s stock build in Node ${String(system.bundle.node ?? '')} + Dawn (npm webgpu@${String(system.bundle.dawn ?? '')}), adapter "${run.webgpu.adapter.description}", flags \`${run.webgpu.dawnFlags.join(' ')}\`.`,
     `Native: llama.cpp ${String(system.bundle.llamaCpp ?? '')} llama-bench${run.vulkanDevice ? ` on ${run.vulkanDevice}` : ''}.`,
     '',
-    'Tokens per second, prompt (512 tokens) / decode (128 tokens); WebGPU: median of 3.',
+    `Tokens per second, prompt (512 tokens) / decode (128 tokens); WebGPU: median of ${run.webgpu.runs[0]?.prompt.tokPerSec.length ?? 0}.`,
     '',
     `| model | native Vulkan |${run.nativeCuda ? ' native CUDA |' : ''} lmtab WebGPU in Node + Dawn | WebGPU / Vulkan | layers on the GPU, graph splits |`,
     `|---|---:|${run.nativeCuda ? '---:|' : ''}---:|---:|---|`,

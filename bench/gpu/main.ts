@@ -4,7 +4,15 @@
 //               models, checks what it wrote, and reports to reports/bench-gpu.json (CI sums it)
 //   --fold DIR  a GPU machine's results: bench/results/gpu-*.json, gpu-latest.md, the README
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureWebgpu, webgpuEnv } from '../../tests/support/webgpu/ensure-webgpu.mjs';
@@ -70,7 +78,7 @@ async function dryRun(): Promise<boolean> {
     detail: `${seconds} s`,
   });
   const results = join(machine, 'results');
-  const files = readdirSync(results);
+  const files = existsSync(results) ? readdirSync(results) : [];
   checks.push({
     name: 'run.sh writes at most 8 result files',
     ok: files.length <= 8,

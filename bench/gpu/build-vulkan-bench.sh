@@ -10,7 +10,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/wasm/source.env"
 SRC="$ROOT/bench/.cache/native/llama.cpp"
 OUT="$ROOT/bench/.cache/gpu/vulkan"
-stamp="node-llama-cpp@$NODE_LLAMA_CPP_VERSION $LLAMA_CPP_COMMIT"
+FLAGS=(-O2 -DNDEBUG -std=c++17)
+stamp="node-llama-cpp@$NODE_LLAMA_CPP_VERSION $LLAMA_CPP_COMMIT ${FLAGS[*]}"
 if [[ -x "$OUT/llama-bench" && "$(cat "$OUT/.built" 2>/dev/null)" == "$stamp" ]]; then
   exit 0
 fi
@@ -24,7 +25,7 @@ cp "$OUT.partial/pack/package/LICENSE" "$OUT.partial/LICENSE.node-llama-cpp"
 rm -rf "$OUT.partial/pack"
 # llama-bench alone (its two files): common's code (argument parsing, the fit and the build info) is in the package's
 # libllama-common.so. $ORIGIN: the libraries are found beside the binary wherever it is unpacked.
-nice -n 10 g++ -O2 -std=c++17 -o "$OUT.partial/llama-bench" "$SRC/tools/llama-bench/llama-bench.cpp" "$SRC/tools/llama-bench/main.cpp" \
+nice -n 10 g++ "${FLAGS[@]}" -o "$OUT.partial/llama-bench" "$SRC/tools/llama-bench/llama-bench.cpp" "$SRC/tools/llama-bench/main.cpp" \
   -I "$SRC/include" -I "$SRC/ggml/include" -I "$SRC/common" -I "$SRC/vendor" \
   -L "$OUT.partial" -l:libllama-common.so -l:libllama.vulkan.v0.5.0.so \
   -l:libggml.vulkan.v0.5.0.so -l:libggml-base.so -Wl,-rpath,'$ORIGIN' -pthread
@@ -35,7 +36,7 @@ cat >"$OUT.partial/info.json" <<JSON
   "commit": "$LLAMA_CPP_COMMIT",
   "libraries": "npm @node-llama-cpp/linux-x64-vulkan@$NODE_LLAMA_CPP_VERSION (prebuilt, GGML_BACKEND_DL)",
   "compiler": "$(g++ --version | head -1)",
-  "flags": "g++ -O2 -std=c++17, tools/llama-bench/{llama-bench,main}.cpp only"
+  "flags": "g++ ${FLAGS[*]}, tools/llama-bench/{llama-bench,main}.cpp only"
 }
 JSON
 echo "$stamp" >"$OUT.partial/.built"

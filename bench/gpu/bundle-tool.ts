@@ -1,23 +1,33 @@
 // The GPU bench bundle's tool, run by its run.sh with the bundle's Node 24 (bundled by esbuild into
 // the bundle's tool.mjs; nothing else is imported at run time):
 //   system --out FILE [--dry-run]            the machine: CPU, GPUs (nvidia-smi), kernel, bundle
-//   write-model --size S --type T --out FILE an LFM2-shaped GGUF (random weights, real shapes)
+//   write-model --size S --type T --out FILE an LFM2-shaped GGUF (random weights, real shapes),
+//                                            written by every core
 //   webgpu --models A,B --out FILE [...]     lmtab's engine on wllama's stock WebGPU build, Dawn
 //   summarize --dir DIR [--seconds N]        summary.md from the result files
 import { execFileSync } from 'node:child_process';
-import { existsSync, openAsBlob, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openAsBlob,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { createWllamaEngine, type GenerateRequest } from '../../src/engine/index.js';
 import { readGgufHeader } from '../../src/store/index.js';
-import {
-  fixtureModel,
-  lfm2Model,
-  writeModelFile,
-  type Lfm2Size,
-} from '../../tests/support/lfm2-fixtures.js';
+import { ggufTensorChunks, layoutGguf, type GgufModel } from '../../tests/support/gguf-writer.js';
+import { fixtureModel, lfm2Model, type Lfm2Size } from '../../tests/support/lfm2-fixtures.js';
 import { fileModelStore } from '../../tests/support/webgpu/file-model-store.js';
 import { installNodeWebgpu, localFileUrl } from '../../tests/support/webgpu/node-webgpu.js';
 import { notOnGpu, readOffload } from '../../tests/support/webgpu/offload-report.js';
@@ -68,21 +78,93 @@ function system(out: string, dryRun: boolean): void {
   writeJson(out, info);
 }
 
+/** The model `write-model` writes for a size and type (the same in every worker thread). */
+function benchModel(size: string, type: string): GgufModel {
+  if (size === 'tiny') {
+    return type === 'Q4_K_M'
+      ? fixtureModel('lfm2Q4KM')
+      : lfm2Model({ type: 'Q8_0', fillers: 'words' });
+  }
+  return lfm2Model({
+    size: size as Exclude<Lfm2Size, 'tiny'>,
+    type: type as 'Q8_0' | 'Q4_K_M',
+    fillers: 'words',
+  });
+}
+
+interface WriterJob {
+  size: string;
+  type: string;
+  path: string;
+  /** Indices of the tensors this thread writes. */
+  tensors: number[];
+}
+
+/** A worker thread's share of `write-model`: its tensors, each at its offset in the file. */
+function writeTensors(job: WriterJob): void {
+  const model = benchModel(job.size, job.type);
+  const layout = layoutGguf(model);
+  const file = openSync(job.path, 'r+');
+  try {
+    for (const index of job.tensors) {
+      let at = layout.dataOffset + layout.tensors[index]!.offset;
+      for (const chunk of ggufTensorChunks(model, index)) {
+        writeSync(file, chunk, 0, chunk.length, at);
+        at += chunk.length;
+      }
+    }
+  } finally {
+    closeSync(file);
+  }
+}
+
+/**
+ * Writes an LFM2-shaped GGUF with every core: each worker thread generates and encodes a share of
+ * the tensors (each tensor's values come from its own seeded stream, so the bytes are those of the
+ * one-thread writer). A file already there with the same size and header is kept.
+ */
 async function writeModel(size: string, type: string, out: string): Promise<void> {
   const started = Date.now();
-  const model =
-    size === 'tiny'
-      ? type === 'Q4_K_M'
-        ? fixtureModel('lfm2Q4KM')
-        : lfm2Model({ type: 'Q8_0', fillers: 'words' })
-      : lfm2Model({
-          size: size as Exclude<Lfm2Size, 'tiny'>,
-          type: type as 'Q8_0' | 'Q4_K_M',
-          fillers: 'words',
-        });
-  const { bytes } = await writeModelFile(out, model);
+  const model = benchModel(size, type);
+  const layout = layoutGguf(model);
+  const present = existsSync(out) && statSync(out).size === layout.totalBytes;
+  if (present && readFileSync(out).subarray(0, layout.header.length).equals(layout.header)) {
+    process.stderr.write(`${basename(out)} is already there\n`);
+    return;
+  }
+  const partial = `${out}.partial`;
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(partial, layout.header);
+  truncateSync(partial, layout.totalBytes);
+  // Largest tensors first, each to the least loaded thread.
+  const threads = Math.min(availableParallelism(), model.tensors.length);
+  const shares = Array.from({ length: threads }, () => ({ bytes: 0, tensors: [] as number[] }));
+  const order = layout.tensors
+    .map((t, i) => [i, t.byteLength] as const)
+    .sort((a, b) => b[1] - a[1]);
+  for (const [index, bytes] of order) {
+    const share = shares.reduce((a, b) => (b.bytes < a.bytes ? b : a));
+    share.bytes += bytes;
+    share.tensors.push(index);
+  }
+  await Promise.all(
+    shares.map(
+      (share) =>
+        new Promise<void>((done, fail) => {
+          const job: WriterJob = { size, type, path: partial, tensors: share.tensors };
+          const thread = new Worker(fileURLToPath(import.meta.url), { workerData: job });
+          thread.on('error', fail);
+          thread.on('exit', (code) =>
+            code === 0 ? done() : fail(new Error(`writer exit ${code}`)),
+          );
+        }),
+    ),
+  );
+  renameSync(partial, out);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  process.stderr.write(`wrote ${basename(out)} (${(bytes / 1e6).toFixed(0)} MB) in ${seconds} s\n`);
+  process.stderr.write(
+    `wrote ${basename(out)} (${(layout.totalBytes / 1e6).toFixed(0)} MB) in ${seconds} s on ${threads} threads\n`,
+  );
 }
 
 /** The model's one-token words (` word`), from which prompts of a known length are made. */
@@ -237,11 +319,15 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  // wllama's worker threads end with the engine's unload; nothing else keeps the process.
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-    process.exit(1);
-  },
-);
+if (isMainThread) {
+  main().then(
+    // wllama's worker threads end with the engine's unload; nothing else keeps the process.
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  writeTensors(workerData as WriterJob);
+}

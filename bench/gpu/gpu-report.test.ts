@@ -94,6 +94,11 @@ describe('the GPU bench report', () => {
       'lfm2-350m-q4_k_m.gguf, WebGPU with the toggle: llama.cpp offloaded 9 of 17 layers to the GPU',
     ]);
     expect(summarizeGpuRun(partial)).toContain('Problems:');
+    const noDevice = run();
+    delete noDevice.vulkanDevice;
+    expect(gpuRunProblems(noDevice)).toEqual([
+      'native llama-bench found no Vulkan device (it ran on the CPU)',
+    ]);
   });
 
   test('labels the models by shape and type', () => {

@@ -152,6 +152,9 @@ const isNvidia = (adapter: WebgpuRun['adapter']) =>
  */
 export function gpuRunProblems(run: GpuRun): string[] {
   const problems: string[] = [];
+  if (!run.vulkanDevice) {
+    problems.push('native llama-bench found no Vulkan device (it ran on the CPU)');
+  }
   const files = run.webgpu.runs.map((r) => r.file);
   if (files.length === 0) problems.push('the WebGPU run measured no model');
   for (const model of run.webgpu.runs) {

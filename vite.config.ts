@@ -90,6 +90,7 @@ export default defineConfig({
       'sw/**/*.test.ts',
       'tests/unit/**/*.test.ts',
       'bench/*.test.ts',
+      'bench/gpu/*.test.ts',
       'wasm/**/*.test.ts',
     ],
     environment: 'node',

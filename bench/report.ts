@@ -201,10 +201,13 @@ export function renderMarkdown(results: BenchResults): string {
   ].join('\n');
 }
 
-/** Replaces the text between `<!-- bench:begin -->` and `<!-- bench:end -->` in a README. */
-export function replaceReadmeSection(readme: string, section: string): string {
-  const begin = '<!-- bench:begin -->';
-  const end = '<!-- bench:end -->';
+/**
+ * Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in a README; `name`
+ * defaults to `bench` (the CPU bench's section; the GPU bench's is `bench-gpu`).
+ */
+export function replaceReadmeSection(readme: string, section: string, name = 'bench'): string {
+  const begin = `<!-- ${name}:begin -->`;
+  const end = `<!-- ${name}:end -->`;
   const from = readme.indexOf(begin);
   const to = readme.indexOf(end);
   if (from < 0 || to < from) throw new Error(`the README has no ${begin} ... ${end} section`);

@@ -390,6 +390,21 @@ export function* ggufChunks(
   }
 }
 
+/**
+ * Yields the data bytes of the model's tensor `index` (no padding), the same bytes
+ * {@link ggufChunks} yields for it: to write tensors apart, e.g. in parallel, at the offsets of
+ * {@link layoutGguf}.
+ */
+export function* ggufTensorChunks(
+  model: GgufModel,
+  index: number,
+  options: GgufWriteOptions = {},
+): Generator<Uint8Array> {
+  const tensor = model.tensors[index];
+  if (!tensor) throw new RangeError(`tensor ${index}: the model has ${model.tensors.length}`);
+  yield* tensorChunks(tensor, options.seed ?? defaultSeed);
+}
+
 /** Encodes a whole GGUF file in memory; for tiny files only. */
 export function encodeGguf(
   model: GgufModel,

@@ -330,8 +330,12 @@ function gpt2ByteToUnicode(): string[] {
 export interface Lfm2ModelOptions {
   /** Model shape; default `tiny`. */
   size?: Lfm2Size;
-  /** Type of the weight matrices: `F16` (file_type 1) or `Q8_0` (file_type 7); default `F16`. */
-  type?: 'F16' | 'Q8_0';
+  /**
+   * Type of the weight matrices: `F16` (file_type 1), `Q8_0` (file_type 7) or `Q4_K_M` (file_type
+   * 15: Q4_K matrices, Q6_K token embeddings; needs rows of whole 256-value blocks, so not `tiny`);
+   * default `F16`.
+   */
+  type?: 'F16' | 'Q8_0' | 'Q4_K_M';
   /** `general.name`; default `tiny-lfm2` for tiny, else `lfm2-SIZE-TYPE-random`. */
   name?: string;
   /** What fills the vocabulary; default `unused` (see {@link buildLfm2Vocabulary}). */

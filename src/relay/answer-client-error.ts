@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorResponse } from '../api/wire-errors.js';
 import { LmtabError } from '../errors/index.js';
@@ -14,10 +14,11 @@ export interface ClientErrorOptions {
   /** Most bytes dropped that way before the connection is cut; default 1 MiB. */
   lingerBytes?: number;
   /**
-   * The answer in progress on this connection, if any: the bytes the parser refused came after a
-   * request it did read (body bytes without framing), whose answer must go out alone.
+   * The exchange in progress on this connection, if any. When its request was whole, the bytes
+   * the parser refused came after it (body bytes without framing), and its answer must go out
+   * alone; when it was not, the client broke off mid-request, and the exchange is aborted.
    */
-  inFlight?: ServerResponse;
+  inFlight?: { request: IncomingMessage; response: ServerResponse };
 }
 
 const reasons: Record<number, string> = {
@@ -82,11 +83,14 @@ export function answerClientError(
   socket.removeAllListeners('data');
   if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
   const { inFlight } = options;
-  if (inFlight !== undefined && !inFlight.writableFinished) {
+  if (inFlight !== undefined && !inFlight.response.writableFinished) {
+    // Cut off mid-request (an upload given up): closing aborts the exchange, as Node's own does.
+    if (!inFlight.request.complete) return void socket.destroy();
     // A second answer would corrupt the first: that one finishes, then the connection closes.
-    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
-    inFlight.once('finish', () => socket.end());
-    inFlight.once('close', () => socket.destroy());
+    const { response } = inFlight;
+    if (!response.headersSent) response.shouldKeepAlive = false;
+    response.once('finish', () => socket.end());
+    response.once('close', () => socket.destroy());
     socket.on('data', () => undefined);
     return;
   }

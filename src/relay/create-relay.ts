@@ -319,15 +319,15 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
 
   // The answer each connection is writing, so that a parser error after its request does not
   // write a second one over it.
-  const answering = new WeakMap<object, ServerResponse>();
+  const answering = new WeakMap<object, { request: IncomingMessage; response: ServerResponse }>();
   // Every answer in progress, so that stopping waits for their error tails.
   const answers = new Set<ServerResponse>();
   const server = createServer((request, response) => {
-    answering.set(request.socket, response);
+    answering.set(request.socket, { request, response });
     answers.add(response);
     response.once('close', () => {
       answers.delete(response);
-      if (answering.get(request.socket) === response) answering.delete(request.socket);
+      if (answering.get(request.socket)?.response === response) answering.delete(request.socket);
     });
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain' });

@@ -226,6 +226,21 @@ describe('hostile requests at the relay', () => {
     expect(answer).toContain('DNS rebinding');
   });
 
+  it('aborts the exchange of a client that ends its connection mid-body (an upload given up)', async () => {
+    await start();
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n{"model":',
+    );
+    const active = () => relay!.stats().engines.reduce((sum, e) => sum + e.active, 0);
+    await expect.poll(active, { timeout: 3000 }).toBe(1);
+    socket.end();
+    // Not left waiting for the rest of the body until --engine-timeout (10 min).
+    await expect.poll(active, { timeout: 3000 }).toBe(0);
+  });
+
   it('answers bytes that are not HTTP with a 400 that says so', async () => {
     await start();
     const answer = await raw(

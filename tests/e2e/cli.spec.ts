@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import Ajv from 'ajv';
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { FakeHub } from '../support/fake-hub.js';
@@ -124,6 +124,8 @@ test('create starts a relay with a headless engine and makes the model from the 
   expect(result.stderr).toMatch(/\nsuccess\n$/);
   expect(result.code).toBe(0);
   expect(await readFile(join(home, '.lmtab', 'relay.log'), 'utf8')).toContain('serving the app');
+  // It holds the link with the engine secret: readable by its owner only.
+  expect((await stat(join(home, '.lmtab', 'relay.log'))).mode & 0o777).toBe(0o600);
 });
 
 test('run answers one prompt through the template and exits 0; piped stdin goes first', async () => {

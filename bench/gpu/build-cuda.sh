@@ -18,7 +18,8 @@ export PATH="$PATH:/usr/local/cuda/bin"
 cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGGML_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF \
   -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-  -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=ON >"$BUILD.cmake.log"
+  -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_APP=OFF -DGGML_CCACHE=OFF \
+  >"$BUILD.cmake.log"
 cmake --build "$BUILD" --target llama-bench -j "$(nproc)" >"$BUILD.log"
 args=()
 for file in "$HERE"/models/lfm2-*.gguf; do args+=(-m "$file"); done

@@ -55,7 +55,7 @@ function run(fallbackOnGpu = false): GpuRun {
       { model_filename: `/x/${file}`, n_prompt: 512, n_gen: 0, avg_ts: 8000, stddev_ts: 1 },
       { model_filename: `/x/${file}`, n_prompt: 0, n_gen: 128, avg_ts: 200, stddev_ts: 1 },
     ],
-    vulkanDevice: 'NVIDIA L4 (NVIDIA) | uma: 0 | fp16: 1',
+    vulkanDevice: 'NVIDIA L4 (NVIDIA)',
     webgpu: {
       dawnFlags: ['backend=vulkan'],
       hiddenFeatures: [],

@@ -84,7 +84,7 @@ export interface WebgpuRun {
 export interface GpuRun {
   system: GpuSystem;
   nativeVulkan: LlamaBenchRow[];
-  /** `ggml_vulkan: 0 = NVIDIA L4 (NVIDIA) | uma: 0 | fp16: 1 | ...`: the device llama-bench used. */
+  /** From `ggml_vulkan: 0 = NVIDIA L4 (NVIDIA) | uma: 0 | ...`: the device llama-bench used. */
   vulkanDevice?: string;
   nativeCuda?: LlamaBenchRow[];
   webgpu: WebgpuRun;
@@ -99,7 +99,8 @@ export function readGpuRun(dir: string): GpuRun {
   const log = existsSync(file(resultFiles.nativeVulkanLog))
     ? readFileSync(file(resultFiles.nativeVulkanLog), 'utf8')
     : '';
-  const device = /ggml_vulkan: 0 = (.*)/.exec(log)?.[1]?.trim();
+  // `llvmpipe (LLVM 15.0.6, 256 bits) (llvmpipe) | uma: 0 | fp16: 1 | ...`: the name part.
+  const device = /ggml_vulkan: 0 = ([^|\n]*)/.exec(log)?.[1]?.trim();
   return {
     system: readJson(file(resultFiles.system)),
     nativeVulkan: existsSync(file(resultFiles.nativeVulkan))
@@ -187,12 +188,13 @@ export function summarizeGpuRun(run: GpuRun): string {
     system.gpus.map((g) => `${g.name} (driver ${g.driver}, ${g.memory})`).join(', ') ||
     run.vulkanDevice ||
     run.webgpu.adapter.description;
+  const reps = run.webgpu.runs[0]?.prompt.tokPerSec.length ?? 0;
   const lines = [
     `GPU bench ${system.dryRun ? 'dry run ' : ''}of ${system.date.slice(0, 10)}: ${gpu}; host ${system.cpu} (${system.cores} cores), ${system.kernel}.`,
     `WebGPU: lmtab's engine on wllama ${String(system.bundle.wllama ?? '')}'s stock build in Node ${String(system.bundle.node ?? '')} + Dawn (npm webgpu@${String(system.bundle.dawn ?? '')}), adapter "${run.webgpu.adapter.description}", flags \`${run.webgpu.dawnFlags.join(' ')}\`.`,
     `Native: llama.cpp ${String(system.bundle.llamaCpp ?? '')} llama-bench${run.vulkanDevice ? ` on ${run.vulkanDevice}` : ''}.`,
     '',
-    `Tokens per second, prompt (512 tokens) / decode (128 tokens); WebGPU: median of ${run.webgpu.runs[0]?.prompt.tokPerSec.length ?? 0}.`,
+    `Tokens per second, prompt (512 tokens) / decode (128 tokens); native: llama-bench's average, WebGPU: ${reps === 1 ? 'one run' : `median of ${reps} runs`}.`,
     '',
     `| model | native Vulkan |${run.nativeCuda ? ' native CUDA |' : ''} lmtab WebGPU in Node + Dawn | WebGPU / Vulkan | layers on the GPU, graph splits |`,
     `|---|---:|${run.nativeCuda ? '---:|' : ''}---:|---:|---|`,

@@ -281,7 +281,8 @@ export async function packGpuBundle(options: PackOptions): Promise<PackResult> {
     join(dir, 'README.txt'),
     [
       "lmtab's GPU bench bundle (npm run bench:gpu -- --pack), lmtab " + commit.slice(0, 12) + '.',
-      'Needs Linux x86-64, Python 3 and a Vulkan driver; no network.',
+      'Needs Linux x86-64 with glibc 2.34 or newer (Ubuntu 22.04, Debian 12), Python 3 and a',
+      'Vulkan driver; no network.',
       '',
       '  ./run.sh              models, native Vulkan llama-bench, lmtab WebGPU in Node + Dawn with',
       '                        and without vulkan_enable_f16_on_nvidia, results/summary.md',

@@ -2,8 +2,9 @@
 # lmtab's GPU bench, the one script of the bundle `npm run bench:gpu -- --pack` writes. Needs Linux
 # x86-64 with glibc 2.34 or newer, Python 3, a Vulkan driver (NVIDIA's is found at its container and
 # standard paths) and no network. Writes LFM2-shaped models into models/ and at most 8 files into
-# results/ (or --out DIR): native Vulkan llama-bench (prompt 512, decode 128), lmtab's engine on wllama's stock WebGPU build
-# in Node 24 + Dawn with NVIDIA's f16 toggle, once more without it (the CPU fallback), and a summary.
+# results/ (or --out DIR): native Vulkan llama-bench (prompt 512, decode 128), lmtab's engine on
+# wllama's stock WebGPU build in Node 24 + Dawn with NVIDIA's f16 toggle, once more without it (the
+# CPU fallback), and a summary.
 # Usage: ./run.sh [--dry-run] [--out DIR]    (--dry-run: the tiny models, as CI runs it on lavapipe)
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

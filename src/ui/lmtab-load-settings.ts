@@ -187,6 +187,37 @@ export class LmtabLoadSettings extends LitElement {
     this.saved = true;
   }
 
+  /**
+   * One of the load settings chosen from a list (the KV cache, the CPU engine). The options are
+   * rendered after the select's `.value` is set on the first render, so each also says whether it
+   * is selected; `.value` keeps later renders (Clear) right after a person has picked one.
+   */
+  private selectField<Key extends 'kvCache' | 'cpuEngine'>(
+    key: Key,
+    label: string,
+    options: [value: this[Key], text: string][],
+    hint: string,
+  ) {
+    return html`<div class="field">
+      <label for=${key}>${label}</label>
+      <select
+        id=${key}
+        aria-describedby="${key}-hint"
+        .value=${this[key]}
+        @change=${(e: Event) => {
+          this[key] = (e.target as HTMLSelectElement).value as this[Key];
+          this.saved = false;
+        }}
+      >
+        ${options.map(
+          ([value, text]) =>
+            html`<option value=${value} ?selected=${value === this[key]}>${text}</option>`,
+        )}
+      </select>
+      <span class="hint" id="${key}-hint">${hint}</span>
+    </div>`;
+  }
+
   override render() {
     return html`<form novalidate @submit=${this.save}>
       ${this.fields.map(
@@ -211,46 +242,24 @@ export class LmtabLoadSettings extends LitElement {
             <span class="hint" id="${field.key}-hint">${field.hint}</span>
           </div>`,
       )}
-      <div class="field">
-        <label for="kvCache">KV cache</label>
-        <select
-          id="kvCache"
-          aria-describedby="kvCache-hint"
-          .value=${this.kvCache}
-          @change=${(e: Event) => {
-            this.kvCache = (e.target as HTMLSelectElement).value as 'auto' | 'f16';
-            this.saved = false;
-          }}
-        >
-          <option value="auto">Automatic</option>
-          <option value="f16">F16</option>
-        </select>
-        <span class="hint" id="kvCache-hint"
-          >Automatic keeps keys and values in Q8_0 on the CPU where a model's heads allow: about
-          half the memory, and much faster attention in WebAssembly, at a tiny loss of precision.
-          F16 is llama.cpp's default.</span
-        >
-      </div>
-      <div class="field">
-        <label for="cpuEngine">CPU engine</label>
-        <select
-          id="cpuEngine"
-          aria-describedby="cpuEngine-hint"
-          .value=${this.cpuEngine}
-          @change=${(e: Event) => {
-            this.cpuEngine = (e.target as HTMLSelectElement).value as 'lmtab' | 'wllama';
-            this.saved = false;
-          }}
-        >
-          <option value="lmtab">lmtab (SIMD)</option>
-          <option value="wllama">wllama stock</option>
-        </select>
-        <span class="hint" id="cpuEngine-hint"
-          >What runs a model on the CPU. lmtab's build has SIMD kernels, about three times faster;
-          wllama's stock build carries a newer llama.cpp with generic kernels, for comparing
-          answers.</span
-        >
-      </div>
+      ${this.selectField(
+        'kvCache',
+        'KV cache',
+        [
+          ['auto', 'Automatic'],
+          ['f16', 'F16'],
+        ],
+        "Automatic keeps keys and values in Q8_0 on the CPU where a model's heads allow: about half the memory, and much faster attention in WebAssembly, at a tiny loss of precision. F16 is llama.cpp's default.",
+      )}
+      ${this.selectField(
+        'cpuEngine',
+        'CPU engine',
+        [
+          ['lmtab', 'lmtab (SIMD)'],
+          ['wllama', 'wllama stock'],
+        ],
+        "What runs a model on the CPU. lmtab's build has SIMD kernels, about three times faster; wllama's stock build carries a newer llama.cpp with generic kernels, for comparing answers.",
+      )}
       <div class="actions">
         <button class="primary" type="submit">Save settings</button>
         <button

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { crc32, deflateSync } from 'node:zlib';
 import { Ajv } from 'ajv';
@@ -10,7 +9,6 @@ import {
   type GenerateEvent,
   type GenerateRequest,
 } from '../../src/engine/index.js';
-import type { CpuBuild } from '../../src/engine/cpu-build.js';
 import { LmtabError } from '../../src/errors/index.js';
 import { ensureEmbeddingFixtures } from '../support/embedding-fixtures.js';
 import { ensureFixtures, lfm2Model, writeModelFile } from '../support/lfm2-fixtures.js';
@@ -20,11 +18,6 @@ import { notOnGpu, readOffload } from '../support/webgpu/offload-report.js';
 
 const require = createRequire(import.meta.url);
 const wasmUrl = localFileUrl(require.resolve('@wllama/wllama/esm/wasm/wllama.wasm'));
-const cpuBuild: CpuBuild = {
-  glueUrl: localFileUrl('wasm/prebuilt/lmtab-cpu.js'),
-  wasmUrl: localFileUrl('wasm/prebuilt/lmtab-cpu.wasm'),
-  mediaMarker: JSON.parse(readFileSync('wasm/prebuilt/manifest.json', 'utf8')).mediaMarker,
-};
 const ajv = new Ajv({ strict: false });
 
 let gpu: NodeWebgpu;
@@ -344,8 +337,9 @@ describe('top-5 log-probabilities on WebGPU match the CPU builds on the same pro
   const references = {
     // wllama's stock build without WebGPU: the same llama.cpp (b12211), only the kernels differ.
     'wllama stock build, CPU': () => createWllamaEngine({ store, wasmUrl, gpuLayers: 0 }),
-    // What the app runs where there is no usable adapter: llama.cpp de3ff81 with lmtab's kernels.
-    'lmtab-cpu': () => createWllamaEngine({ store, wasmUrl, gpuLayers: 0, cpuBuild }),
+    // Not lmtab-cpu: with logprobs asked, wllama's stock build bans every token that is not whole
+    // characters (it cannot serialize them as alternatives) while lmtab's build lists them with
+    // their bytes, so the two sample from different candidates by design (src/engine/utf8-guard.ts).
   };
   // Tolerances in natural-log units. F16 weights: both sides compute in floats (seen: 3e-4).
   // Q4_K_M: the CPU quantizes activations to 8 bits for its dot products, WebGPU does not (seen:

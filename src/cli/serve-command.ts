@@ -118,7 +118,7 @@ export async function serveCommand(
   say(`lmtab ${meta.version} serving the app and API at ${shown} (OpenAI: ${shown}/v1)`);
   const beyondLoopback = !isLoopbackName(options.host);
   if (made) {
-    const who = clientKeys.required === 'everyone' ? 'Clients' : 'Other devices';
+    const who = clientKeys.required === 'everyone' ? 'clients' : 'other devices';
     say(`lmtab: ${who} need the API key ${clientKeys.keys[0]} (Authorization: Bearer KEY)`);
     say(
       `lmtab: it is kept in ${join(home, 'relay-api-key')}, where the lmtab commands read it` +

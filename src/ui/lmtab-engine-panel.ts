@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { formatBytes } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
+import { definitionListStyles } from './definition-list-styles.js';
 import type { EngineStatusBody } from '../api/index.js';
 import { icons } from './icons.js';
 import './lmtab-gpu-details.js';
@@ -28,26 +29,12 @@ export class LmtabEnginePanel extends LitElement {
 
   static override styles = [
     controlStyles,
+    definitionListStyles,
     css`
       :host {
         display: flex;
         flex-direction: column;
         gap: 1rem;
-      }
-      dl {
-        display: grid;
-        grid-template-columns: max-content 1fr;
-        gap: 0.55rem 1.25rem;
-        margin: 0;
-        font-size: 0.875rem;
-      }
-      dt {
-        color: var(--lm-muted);
-      }
-      dd {
-        margin: 0;
-        font-weight: 500;
-        overflow-wrap: anywhere;
       }
       h3 {
         font-size: 0.8rem;

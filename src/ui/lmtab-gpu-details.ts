@@ -1,4 +1,5 @@
 import { LitElement, css, html, nothing } from 'lit';
+import { definitionListStyles } from './definition-list-styles.js';
 import type { KeyGpuLimit } from '../engine/index.js';
 import type { EngineStatusBody as EngineStatus } from '../api/index.js';
 
@@ -27,39 +28,27 @@ export class LmtabGpuDetails extends LitElement {
   /** What `GET /api/lmtab/engine` answered. */
   declare status: EngineStatus | undefined;
 
-  static override styles = css`
-    :host {
-      display: block;
-    }
-    dl {
-      display: grid;
-      grid-template-columns: max-content 1fr;
-      gap: 0.55rem 1.25rem;
-      margin: 0;
-      font-size: 0.875rem;
-    }
-    dt {
-      color: var(--lm-muted);
-    }
-    dd {
-      margin: 0;
-      font-weight: 500;
-      overflow-wrap: anywhere;
-    }
-    ul,
-    ol {
-      margin: 0;
-      padding-left: 1.1rem;
-    }
-    code {
-      font-size: 0.78rem;
-      font-weight: 400;
-    }
-    .muted {
-      color: var(--lm-muted);
-      font-weight: 400;
-    }
-  `;
+  static override styles = [
+    definitionListStyles,
+    css`
+      :host {
+        display: block;
+      }
+      ul,
+      ol {
+        margin: 0;
+        padding-left: 1.1rem;
+      }
+      code {
+        font-size: 0.78rem;
+        font-weight: 400;
+      }
+      .muted {
+        color: var(--lm-muted);
+        font-weight: 400;
+      }
+    `,
+  ];
 
   override render() {
     const status = this.status;

@@ -92,6 +92,7 @@ export default defineConfig({
       'bench/*.test.ts',
       'bench/gpu/*.test.ts',
       'wasm/**/*.test.ts',
+      'eslint/*.test.ts',
     ],
     environment: 'node',
     // CI sums unit and browser test counts from these reports.

@@ -2,7 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { parseJsonFile } from '../src/cloud/parse-json-file.js';
+import { parseJsonFile } from '../src/cloud/index.js';
 import { log, root } from './bench-context.js';
 import { renderMarkdown, renderTables, machineLine, replaceReadmeSection } from './report.js';
 import type { BenchResults } from './results.js';

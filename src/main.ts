@@ -1,15 +1,12 @@
 // The page's main: registers the service worker, joins the engine host election and mounts the UI.
 import { Workbox } from 'workbox-window';
-import { engineQueryFlag, startEngineHost } from './bridge/index.js';
+import { startEngineHost } from './bridge/index.js';
+import { engineQueryFlag } from './bridge/wire.js';
+import { loadEngineSettings } from './engine/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { hubHeadersFor, loadHubSettings } from './hub/index.js';
 import { createIdbModelStore, DownloadManager } from './store/index.js';
-import {
-  createConversationStore,
-  loadApiSettings,
-  loadEngineSettings,
-  RelayServer,
-} from './ui/index.js';
+import { createConversationStore, loadApiSettings, RelayServer } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 

@@ -5,14 +5,9 @@
 import { PrecacheController, PrecacheRoute } from 'workbox-precaching';
 import type { PrecacheEntry } from 'workbox-precaching';
 import { NavigationRoute, Router } from 'workbox-routing';
-import {
-  fetchOverPort,
-  isApiPath,
-  requestToFrame,
-  type HostAnnouncement,
-  type HostWanted,
-} from '../src/bridge/index.js';
-import { errorResponse, streamErrorBytes } from '../src/api/wire-errors.js';
+import { fetchOverPort, requestToFrame } from '../src/bridge/index.js';
+import { isApiPath, type HostAnnouncement, type HostWanted } from '../src/bridge/wire.js';
+import { errorResponse, streamErrorBytes } from '../src/api/wire.js';
 import { createIdbModelStore, serveStoredFile, storedFilePrefix } from '../src/store/index.js';
 import { withIsolationHeaders } from './with-isolation-headers.js';
 

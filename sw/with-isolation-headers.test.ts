@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy } from '../src/bridge/content-security-policy.js';
+import { contentSecurityPolicy } from '../src/bridge/wire.js';
 import { withIsolationHeaders } from './with-isolation-headers.js';
 
 describe('withIsolationHeaders', () => {

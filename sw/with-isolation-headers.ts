@@ -1,4 +1,4 @@
-import { contentSecurityPolicy } from '../src/bridge/content-security-policy.js';
+import { contentSecurityPolicy } from '../src/bridge/wire.js';
 
 /**
  * Headers that make a document cross-origin isolated (so WebAssembly may use threads), plus the

@@ -1,11 +1,7 @@
 // The bench page: lmtab's engine host (service worker path, relay path) with a direct line to the
 // engine, and node-llama-wasm on the same files from IndexedDB. `npm run bench` drives it.
-import {
-  connectRelay,
-  engineSocketPath,
-  startEngineHost,
-  type EngineHostHandle,
-} from '../../src/bridge/index.js';
+import { connectRelay, startEngineHost, type EngineHostHandle } from '../../src/bridge/index.js';
+import { engineSocketPath } from '../../src/bridge/wire.js';
 import { planBackend, probeCapabilities } from '../../src/engine/index.js';
 import type {
   EngineInfo,

@@ -1,6 +1,6 @@
 // For the tab's request log only: how many tokens an answer carried, read from its own bytes.
-import { tokenReaderFor } from '../api/route-table.js';
-import type { TokenReader } from '../api/token-reader.js';
+import { tokenReaderFor } from '../api/wire.js';
+import type { TokenReader } from '../api/wire.js';
 import { createNdjsonDecoder, createSseDecoder } from '../streams/index.js';
 import type { StreamDecoder } from '../streams/index.js';
 

@@ -73,4 +73,4 @@ export interface HostWanted {
 }
 
 /** Paths the engine answers: the route table's prefixes (`/v1`, `/api`). */
-export { isApiPath } from '../api/route-table.js';
+export { isApiPath } from '../api/wire.js';

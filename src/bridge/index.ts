@@ -1,17 +1,5 @@
-export { contentSecurityPolicy } from './content-security-policy.js';
-export { isApiPath } from './frames.js';
-export type {
-  AbortFrame,
-  ClientFrame,
-  DataFrame,
-  EndFrame,
-  ErrorFrame,
-  HeadFrame,
-  HostAnnouncement,
-  HostWanted,
-  RequestFrame,
-  ResponseFrame,
-} from './frames.js';
+// The bridge's entry for the browser (page, worker, service worker); wire.ts is the part that the
+// Node relay shares.
 export { frameToRequest, requestToFrame, serveFrame } from './serve-frames.js';
 export type { FrameHandler } from './serve-frames.js';
 export { fetchOverPort } from './port-client.js';
@@ -28,13 +16,3 @@ export type {
   RelayRequestLog,
   RelayState,
 } from './relay-connection.js';
-export {
-  engineProtocol,
-  engineQueryFlag,
-  engineSecretProtocolPrefix,
-  engineSocketPath,
-  pairingFragmentName,
-  relaySessionPath,
-} from './socket-frames.js';
-export type { HeadlessState, RelayHealth, RelaySession } from './relay-health.js';
-export type { HelloFrame, SlotsFrame, SocketRequestFrame } from './socket-frames.js';

@@ -1,5 +1,5 @@
 import { createInboundBody, type InboundBody } from './body-stream.js';
-import { tokenReaderFor } from '../api/route-table.js';
+import { tokenReaderFor } from '../api/wire.js';
 import { createTokenCounter, type TokenCounter } from './count-tokens.js';
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
 import { readModelName } from './read-model-name.js';

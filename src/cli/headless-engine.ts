@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { HeadlessState } from '../bridge/index.js';
+import type { HeadlessState } from '../bridge/wire.js';
 import {
   chromiumArgsFromEnv,
   CONTAINER_CHROMIUM_ARGS,
@@ -131,6 +131,12 @@ export function findBrowser(
   );
 }
 
+/** The page's globals the init script uses (the DOM's, typed here for a Node build). */
+interface PageGlobals {
+  top: unknown;
+  localStorage: { setItem(key: string, value: string): void };
+}
+
 /** Options of {@link createHeadlessEngine}. */
 export interface HeadlessEngineOptions {
   /** Chrome or Chromium to run (see {@link findBrowser}). */
@@ -199,8 +205,10 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
     const storage = options.storage ?? headlessStorage(process.env);
     if (Object.keys(storage).length > 0) {
       await launched.addInitScript((entries: Record<string, string>) => {
-        if (window.top !== window) return;
-        for (const [key, value] of Object.entries(entries)) localStorage.setItem(key, value);
+        // Runs in the page; this file compiles for Node, without the DOM's types.
+        const page = globalThis as unknown as PageGlobals;
+        if (page.top !== page) return;
+        for (const [key, value] of Object.entries(entries)) page.localStorage.setItem(key, value);
       }, storage);
     }
     launched.on('close', () => {

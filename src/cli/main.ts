@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { processCloudContext } from './cloud-cli-context.js';
-import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../api/default-limits.js';
+import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../api/wire.js';
 import {
   defaultEngineTimeoutMs,
   defaultProfileDir,
@@ -14,7 +14,7 @@ import {
   defaultRelayPort,
   lmtabHome,
 } from '../relay/index.js';
-import { formatDuration } from '../cloud/duration.js';
+import { formatDuration } from '../cloud/index.js';
 import { cloudCommand } from './cloud-command.js';
 import { cpCommand } from './cp-command.js';
 import { createCommand } from './create-command.js';

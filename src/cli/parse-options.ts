@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../cloud/duration.js';
+import { parseDuration } from '../cloud/index.js';
 
 /** Parses a port number (0 to 65535). */
 export function parsePort(value: string): number {

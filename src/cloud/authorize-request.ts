@@ -1,4 +1,4 @@
-import { routeScope } from '../api/route-table.js';
+import { routeScope } from '../api/wire.js';
 import { LmtabError } from '../errors/index.js';
 import { verifyApiKey } from './key-store.js';
 import type { KeyInfo, KeyRecord, KeyScope } from './key-store.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorResponse } from '../api/wire-errors.js';
+import { errorResponse } from '../api/wire.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { authorizeRequest, EXPECTED_AUTHORIZATION, requiredScope } from './authorize-request.js';
 import { formatAccessLog, matchGatewayRoute } from './gateway-routing.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isApiPath } from '../bridge/frames.js';
+import { isApiPath } from '../bridge/wire.js';
 import { LmtabError } from '../errors/index.js';
 import type { AppAuth } from './authorize-request.js';
 import { GATEWAY_TOKEN_HEADER } from './gateway-token.js';

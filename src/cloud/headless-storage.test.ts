@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadHubSettings } from '../hub/index.js';
-import { loadEngineSettings } from '../ui/engine-settings.js';
+import { loadEngineSettings } from '../engine/index.js';
 import { chromiumArgsFromEnv } from './chromium-args.js';
 import { ENGINE_SETTINGS_KEY, headlessStorage, HUB_SETTINGS_KEY } from './headless-storage.js';
 

@@ -1,7 +1,7 @@
 import { hubEndpointFromEnv } from '../hub/index.js';
 import type { AppDefinition } from './define-app.js';
 
-// The page reads these at start (src/hub/hub-settings.ts, src/ui/engine-settings.ts); the keys
+// The page reads these at start (src/hub/hub-settings.ts, src/engine/saved-engine-settings.ts); the keys
 // are private there, so headless-storage.test.ts checks that both still agree.
 /** localStorage key of the page's hub settings (endpoint, token). */
 export const HUB_SETTINGS_KEY = 'lmtab.hub-settings';

@@ -96,3 +96,4 @@ export {
   writeDeployFolder,
 } from './write-deploy-folder.js';
 export type { WriteDeployFolderOptions } from './write-deploy-folder.js';
+export { parseJsonFile } from './parse-json-file.js';

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorResponse } from '../api/wire-errors.js';
-import { isApiPath } from '../bridge/frames.js';
+import { errorResponse } from '../api/wire.js';
+import { isApiPath } from '../bridge/wire.js';
 import { LmtabError } from '../errors/index.js';
 import { checkGatewayToken } from './gateway-token.js';
 import { proxyRequest, sendWebResponse } from './proxy-request.js';

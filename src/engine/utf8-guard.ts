@@ -1,4 +1,4 @@
-import type { GgufMetadataValue } from '../store/gguf-header.js';
+import type { GgufMetadataValue } from '../store/index.js';
 
 /**
  * Keeps llama.cpp's output valid UTF-8 inside wllama.

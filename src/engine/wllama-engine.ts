@@ -1,6 +1,6 @@
 import { WllamaAbortError, WllamaRuntimeError, type Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
-import { readGgufHeader } from '../store/gguf-header.js';
+import { readGgufHeader } from '../store/index.js';
 import type { ModelBlobs, ModelRecord, ModelStore } from '../store/index.js';
 import { probeCapabilities, type Capabilities } from './capability-probe.js';
 import type {

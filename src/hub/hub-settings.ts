@@ -12,10 +12,19 @@ const key = 'lmtab.hub-settings';
 /** BroadcastChannel on which saved settings reach other tabs and the engine worker. */
 export const hubSettingsChannel = 'lmtab-hub-settings';
 
+/** The part of Web Storage the settings use; Node and workers have none. */
+interface SettingsStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+/** The page's localStorage, typed here so that the hub also compiles for Node without the DOM. */
+const pageStorage = () => (globalThis as { localStorage?: SettingsStorage }).localStorage;
+
 /** Reads the hub settings from localStorage; empty where there is none (Node, workers). */
 export function loadHubSettings(): HubSettings {
   try {
-    const parsed = JSON.parse(globalThis.localStorage?.getItem(key) ?? '{}') as unknown;
+    const parsed = JSON.parse(pageStorage()?.getItem(key) ?? '{}') as unknown;
     if (typeof parsed !== 'object' || parsed === null) return {};
     const { endpoint, token } = parsed as Record<string, unknown>;
     const settings: HubSettings = {};
@@ -32,7 +41,7 @@ export function saveHubSettings(settings: HubSettings): void {
   const clean: HubSettings = {};
   if (settings.endpoint?.trim()) clean.endpoint = settings.endpoint.trim();
   if (settings.token?.trim()) clean.token = settings.token.trim();
-  globalThis.localStorage?.setItem(key, JSON.stringify(clean));
+  pageStorage()?.setItem(key, JSON.stringify(clean));
   if (typeof BroadcastChannel !== 'undefined') {
     const channel = new BroadcastChannel(hubSettingsChannel);
     channel.postMessage(clean);
@@ -44,7 +53,7 @@ export function saveHubSettings(settings: HubSettings): void {
 export function watchHubSettings(listener: (settings: HubSettings) => void): () => void {
   if (typeof BroadcastChannel === 'undefined') return () => undefined;
   const channel = new BroadcastChannel(hubSettingsChannel);
-  channel.onmessage = (event: MessageEvent<HubSettings>) => listener(event.data);
+  channel.onmessage = (event: { data: unknown }) => listener(event.data as HubSettings);
   return () => channel.close();
 }
 

@@ -31,10 +31,6 @@ export {
 } from './quantization.js';
 export type { GgufFileName } from './quantization.js';
 export { assertRepoId, isRepoId } from './repo-id.js';
-export { hubDownloadRequest } from './download-request.js';
-export type { HubDownloadRequestOptions } from './download-request.js';
-export { resolveHubModel } from './resolve-hub-model.js';
-export type { ResolvedHubModel, ResolveHubModelOptions } from './resolve-hub-model.js';
 export {
   hubHeadersFor,
   hubSettingsChannel,

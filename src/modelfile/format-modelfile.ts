@@ -1,5 +1,5 @@
 import { LmtabError } from '../errors/index.js';
-import type { ModelCustomization } from '../store/index.js';
+import type { ModelCustomization } from './model-customization.js';
 import { parameterSpecs } from './parameter-specs.js';
 
 /** Options of {@link formatModelfile}. */

@@ -7,9 +7,6 @@ export { normalizeParameters } from './normalize-parameters.js';
 export { parseModelfile } from './parse-modelfile.js';
 export { renderPrompt } from './render-prompt.js';
 export type { PromptMessage, RenderPromptOptions } from './render-prompt.js';
-export {
-  mergeParameters,
-  mergeSettings,
-  samplingFromParameters,
-} from './sampling-from-parameters.js';
-export type { ModelSettings, OllamaParameters } from './sampling-from-parameters.js';
+export { mergeParameters } from './merge-parameters.js';
+export type { OllamaParameters } from './merge-parameters.js';
+export type { ModelCustomization } from './model-customization.js';

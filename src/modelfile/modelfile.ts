@@ -1,4 +1,4 @@
-import type { ModelCustomization } from '../store/index.js';
+import type { ModelCustomization } from './model-customization.js';
 
 /** Typed PARAMETER values of a Modelfile, under Ollama's names; `stop` lines accumulate. */
 export type ModelfileParameters = {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { LmtabError } from '../errors/index.js';
-import type { ModelCustomization } from '../store/index.js';
+import type { ModelCustomization } from './model-customization.js';
 import { parseModelfile } from './parse-modelfile.js';
 import { issueModelfile } from '../../tests/support/issue-modelfile.js';
 

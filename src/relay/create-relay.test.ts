@@ -6,7 +6,7 @@ import {
   encodeBodyPiece,
   parseRelayFrame,
   type RelayToTabFrame,
-} from '../bridge/socket-frames.js';
+} from '../bridge/wire.js';
 import { createRelay, type Relay, type RelayOptions } from './create-relay.js';
 import { testPorts } from '../../tests/support/test-ports.js';
 

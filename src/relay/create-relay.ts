@@ -8,18 +8,17 @@ import {
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
-import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../api/default-limits.js';
-import { errorResponse } from '../api/wire-errors.js';
-import { isApiPath } from '../bridge/frames.js';
-import type { HeadlessState, RelayHealth, RelaySession } from '../bridge/relay-health.js';
+import { defaultMaxBlobBytes, defaultMaxBodyBytes, errorResponse } from '../api/wire.js';
 import {
   engineProtocol,
   engineQueryFlag,
   engineSecretProtocolPrefix,
   engineSocketPath,
+  isApiPath,
   pairingFragmentName,
   relaySessionPath,
-} from '../bridge/socket-frames.js';
+} from '../bridge/wire.js';
+import type { HeadlessState, RelayHealth, RelaySession } from '../bridge/wire.js';
 import { LmtabError } from '../errors/index.js';
 import { answerClientError } from './answer-client-error.js';
 import {

@@ -4,9 +4,8 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { describeBytes } from '../api/describe-bytes.js';
-import { asLmtabError, errorResponse, streamErrorBytes } from '../api/wire-errors.js';
-import { readModelName } from '../bridge/read-model-name.js';
+import { asLmtabError, describeBytes, errorResponse, streamErrorBytes } from '../api/wire.js';
+import { readModelName } from '../bridge/wire.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';

@@ -13,7 +13,8 @@ import {
 } from '../../tests/support/lfm2-fixtures.js';
 import { splitGgufModel } from '../../tests/support/split-gguf.js';
 import { LmtabError } from '../errors/index.js';
-import { createHubClient, resolveHubModel } from '../hub/index.js';
+import { createHubClient } from '../hub/index.js';
+import { resolveHubModel } from './resolve-hub-model.js';
 import { downloadModel } from './download-model.js';
 import type { DownloadEvent, DownloadOptions, DownloadRequest } from './download-model.js';
 import type { ModelRecord } from './model-record.js';

@@ -11,7 +11,8 @@ import {
 } from 'idb-keyval';
 import { LmtabError } from '../errors/index.js';
 import { readGgufSummary } from './gguf-header.js';
-import type { ModelCustomization, ModelRecord, StoredFile } from './model-record.js';
+import type { ModelCustomization } from '../modelfile/index.js';
+import type { ModelRecord, StoredFile } from './model-record.js';
 import { isComplete } from './model-record.js';
 import { readChunks } from './read-chunks.js';
 import { Sha256 } from './sha256.js';

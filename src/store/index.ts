@@ -2,7 +2,6 @@ export { isComplete, modelFormat } from './model-record.js';
 export type {
   GgufSummary,
   MlcSource,
-  ModelCustomization,
   ModelFormat,
   ModelRecord,
   ModelSource,
@@ -35,6 +34,10 @@ export type {
   DownloadStore,
 } from './download-model.js';
 export { resumeRequest } from './resume-request.js';
+export { hubDownloadRequest } from './hub-download-request.js';
+export type { HubDownloadRequestOptions } from './hub-download-request.js';
+export { resolveHubModel } from './resolve-hub-model.js';
+export type { ResolvedHubModel, ResolveHubModelOptions } from './resolve-hub-model.js';
 export { DownloadManager } from './download-manager.js';
 export type { DownloadManagerOptions, DownloadState, DownloadStatus } from './download-manager.js';
 export { RateMeter } from './rate-meter.js';

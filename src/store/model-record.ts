@@ -1,3 +1,4 @@
+import type { ModelCustomization } from '../modelfile/index.js';
 import type { Sha256State } from './sha256.js';
 
 /** What the store knows of a model, read from its GGUF header. */
@@ -84,19 +85,6 @@ export interface MlcSource {
 
 /** How a model's files are laid out, which picks the engine that runs it. */
 export type ModelFormat = 'gguf' | 'mlc';
-
-/** Settings of a custom model made from a Modelfile (issue 6); applied wherever it runs. */
-export interface ModelCustomization {
-  /** The model this one is made from. */
-  from: string;
-  /** Go text/template prompt template. */
-  template?: string;
-  system?: string;
-  /** Default sampling parameters (Ollama names), overridden by request fields. */
-  parameters: Record<string, number | string | string[]>;
-  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
-  license?: string;
-}
 
 /** A model in the store. */
 export interface ModelRecord {

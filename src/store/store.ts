@@ -1,4 +1,5 @@
-import type { ModelCustomization, ModelRecord } from './model-record.js';
+import type { ModelCustomization } from '../modelfile/index.js';
+import type { ModelRecord } from './model-record.js';
 
 /** Progress of a long store operation (import, download), yielded as it goes. */
 export type StoreProgress =

@@ -15,7 +15,6 @@ export type { RelayServerOptions } from './relay-server.js';
 export { LmtabMlcCatalog } from './lmtab-mlc-catalog.js';
 export { LmtabUpdateBanner } from './lmtab-update-banner.js';
 export type { UpdateState } from './lmtab-update-banner.js';
-export { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 export { loadApiSettings, saveApiSettings } from './api-settings.js';
 export type { ApiSettings } from './api-settings.js';
 export { createApiClient } from './client/api-client.js';

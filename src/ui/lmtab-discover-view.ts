@@ -2,7 +2,6 @@ import { LitElement, css, html, nothing } from 'lit';
 import {
   buildGgufChoices,
   createHubClient,
-  hubDownloadRequest,
   hubHeadersFor,
   loadHubSettings,
   saveHubSettings,
@@ -14,7 +13,7 @@ import type {
   HubModelSummary,
   HubSettings,
 } from '../hub/index.js';
-import { DownloadManager } from '../store/index.js';
+import { DownloadManager, hubDownloadRequest } from '../store/index.js';
 import type { DownloadState, DownloadStore, ModelRecord, ModelStore } from '../store/index.js';
 import { cleanModelCard } from './clean-model-card.js';
 import { controlStyles, pageStyles } from './control-styles.js';

@@ -1,8 +1,8 @@
 import { LitElement, css, html, nothing } from 'lit';
+import { loadEngineSettings, saveEngineSettings } from '../engine/index.js';
 import type { EngineSettings } from '../engine/index.js';
 import { controlStyles } from './control-styles.js';
 import { loadApiSettings, saveApiSettings } from './api-settings.js';
-import { loadEngineSettings, saveEngineSettings } from './engine-settings.js';
 import { icons } from './icons.js';
 
 /** The engine's numeric load settings, and the upload limit of the API it serves (in GiB). */

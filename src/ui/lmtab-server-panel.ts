@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
-import type { RelayHealth, RelayRequestLog } from '../bridge/index.js';
+import type { RelayRequestLog } from '../bridge/index.js';
+import type { RelayHealth } from '../bridge/wire.js';
 import type { RelayServer } from './relay-server.js';
 
 const stateLabels = {

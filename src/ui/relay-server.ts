@@ -1,14 +1,16 @@
 import {
   connectRelay,
-  engineSocketPath,
   fetchRelaySession,
-  pairingFragmentName,
-  type RelaySession,
   type RelayConnection,
-  type RelayHealth,
   type RelayRequestLog,
   type RelayState,
 } from '../bridge/index.js';
+import {
+  engineSocketPath,
+  pairingFragmentName,
+  type RelayHealth,
+  type RelaySession,
+} from '../bridge/wire.js';
 import { createApiClient, type ApiClient } from './client/api-client.js';
 
 /** Relay log entries the Developer tab keeps. */

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { stat } from 'node:fs/promises';
 import { featuredModels } from '../../src/hub/index.js';
-import { formatBytes } from '../../src/store/storage-space.js';
+import { formatBytes } from '../../src/store/index.js';
 import { ensureFixtures } from '../support/lfm2-fixtures.js';
 import { fixtureDir } from './support/paths.js';
 import type { FakeHub } from '../support/fake-hub.js';

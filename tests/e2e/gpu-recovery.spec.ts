@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { gpuWorkerPrologue, loseDeviceMessage } from '../../src/engine/gpu-worker-prologue.js';
+import { gpuWorkerPrologue, loseDeviceMessage } from '../../src/engine/index.js';
 import { importModel, openApp, openTab } from './support/app.js';
 
 /**

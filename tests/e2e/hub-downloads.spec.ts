@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { formatBytes } from '../../src/store/storage-space.js';
+import { formatBytes } from '../../src/store/index.js';
 import type { FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
 import {

@@ -1,4 +1,4 @@
-import type { ModelCustomization } from '../../store/index.js';
+import type { ModelCustomization } from '../../modelfile/index.js';
 
 /** Writes a custom model's PARAMETERs as `/api/show` lists them: `name<padding>value` lines. */
 export function formatParameters(parameters: ModelCustomization['parameters']): string {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { LmtabError } from '../../errors/index.js';
 import { GoTemplate, normalizeParameters } from '../../modelfile/index.js';
-import type { ModelCustomization, ModelRecord } from '../../store/index.js';
+import type { ModelCustomization } from '../../modelfile/index.js';
+import type { ModelRecord } from '../../store/index.js';
 import { findModel } from '../find-model.js';
 import { jsonResponse } from '../json-response.js';
 import { parseWire } from '../parse-wire.js';

@@ -1,7 +1,7 @@
 import { memory64Supported, memoryNeed, modelFit } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { resolveHubModel } from '../../hub/index.js';
-import type { ResolvedHubModel } from '../../hub/index.js';
+import { resolveHubModel } from '../../store/index.js';
+import type { ResolvedHubModel } from '../../store/index.js';
 import { jsonResponse } from '../json-response.js';
 import { readJsonBody } from '../read-json-body.js';
 import type { HubAccess, RouteContext } from '../route-context.js';

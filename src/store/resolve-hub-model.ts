@@ -1,9 +1,7 @@
-import type { DownloadRequest } from '../store/index.js';
-import { hubDownloadRequest } from './download-request.js';
-import { buildGgufChoices } from './gguf-choices.js';
-import type { GgufChoice } from './gguf-choices.js';
-import type { HubClient, HubModelInfo } from './hub-client.js';
-import { parseModelReference, pickChoice } from './model-reference.js';
+import { buildGgufChoices, parseModelReference, pickChoice } from '../hub/index.js';
+import type { GgufChoice, HubClient, HubModelInfo } from '../hub/index.js';
+import type { DownloadRequest } from './download-types.js';
+import { hubDownloadRequest } from './hub-download-request.js';
 
 /** Options of {@link resolveHubModel}. */
 export interface ResolveHubModelOptions {

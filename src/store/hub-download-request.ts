@@ -1,7 +1,6 @@
-import type { DownloadFile, DownloadRequest } from '../store/index.js';
-import type { GgufChoice } from './gguf-choices.js';
-import type { HubClient, HubFile } from './hub-client.js';
-import { canonicalModelName } from './model-reference.js';
+import { canonicalModelName } from '../hub/index.js';
+import type { GgufChoice, HubClient, HubFile } from '../hub/index.js';
+import type { DownloadFile, DownloadRequest } from './download-types.js';
 
 /** Options of {@link hubDownloadRequest}. */
 export interface HubDownloadRequestOptions {

@@ -1,4 +1,6 @@
-import type { EngineSettings } from '../engine/index.js';
+// The load settings persist in the page's localStorage, where the Developer tab saves them and the
+// headless engine's init script writes them (src/cloud/headless-storage.ts).
+import type { EngineSettings } from './engine.js';
 
 const key = 'lmtab.engine-settings';
 

@@ -1,0 +1,17 @@
+// The API's second entry, for code on both sides of the relay (the relay, the cloud gateway, the
+// CLI, the service worker): routes as data, error answers in each protocol's shape, body limits and
+// token readers, without a handler. Everything it reaches runs anywhere: no DOM, no Node built-ins
+// (tsconfig.node.json compiles it without the DOM, tsconfig.browser.json without Node's types).
+export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';
+export { describeBytes } from './describe-bytes.js';
+export { createNdjsonEncoder, formatNdjsonLine } from './ndjson-encoder.js';
+export { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
+export type { OllamaErrorBody } from './ollama/ollama-error.js';
+export { openAiErrorBody, openAiErrorResponse } from './openai/openai-error.js';
+export type { OpenAiErrorBody } from './openai/openai-error.js';
+export { apiPrefixes, isApiPath, routeScope, tokenReaderFor } from './route-table.js';
+export type { RouteScope } from './route-table.js';
+export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
+export type { SseMessage } from './sse-encoder.js';
+export type { TokenReader } from './token-reader.js';
+export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';

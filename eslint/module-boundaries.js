@@ -51,7 +51,8 @@ function capabilityOf(path) {
   return match && match[0].slice(0, -1) !== path ? match[1] : undefined;
 }
 
-const isTestSupport = (path) => /\.test\.ts$/.test(path) || /(^|\/)testing\//.test(path);
+const isTestSupport = (path) =>
+  /\.(test|spec)\.ts$/.test(path) || /(^|\/)testing\//.test(path) || path.startsWith('tests/');
 
 /** The file an import names: `.js` specifiers resolve to the `.ts` source beside them. */
 function resolveImport(fromFile, specifier) {

@@ -84,6 +84,8 @@ const basePorts = {
   relayAgents: 21371,
   /** The recording proxy in front of the agents' relay (counts what each agent asked). */
   agentsProxy: 21372,
+  /** openapi-conformance.spec.ts: the real engine's answers checked against the official specs. */
+  relayConformance: 21373,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -149,6 +149,72 @@ describe('POST /v1/messages', () => {
     });
   });
 
+  it('keeps a call whose arguments are not JSON as text, streamed and whole, instead of failing', async () => {
+    const { anthropic, send } = client({
+      script: () => ({
+        events: [
+          { type: 'token', text: 'Let me check. ' },
+          { type: 'tool_call', index: 0, id: 'toolu_1', name: 'weather', argumentsDelta: '{city:' },
+          { type: 'tool_call', index: 0, argumentsDelta: ' Oslo' },
+          {
+            type: 'tool_call',
+            index: 1,
+            id: 'toolu_2',
+            name: 'weather',
+            argumentsDelta: '{"city":',
+          },
+          { type: 'tool_call', index: 1, argumentsDelta: '"Bergen"}' },
+        ],
+        finishReason: 'tool_calls',
+      }),
+    });
+    const request = {
+      model: 'lfm2-350m',
+      max_tokens: 64,
+      tools: [weatherTool],
+      messages: [{ role: 'user' as const, content: 'Weather?' }],
+    };
+    const expected = {
+      content: [
+        { type: 'text', text: 'Let me check. ' },
+        { type: 'text', text: 'weather({city: Oslo)' },
+        { type: 'tool_use', id: 'toolu_2', name: 'weather', input: { city: 'Bergen' } },
+      ],
+      stop_reason: 'tool_use',
+    };
+    expect(await anthropic.messages.stream(request).finalMessage()).toMatchObject(expected);
+    expect(await anthropic.messages.create(request)).toMatchObject(expected);
+    // The call's JSON comes whole, in one input_json_delta, once it is known to parse.
+    const events = sseEvents(
+      await readChunks(await send('/v1/messages', { ...request, stream: true })),
+    );
+    const deltas = events
+      .map(({ data }) => JSON.parse(data) as { delta?: { type: string; partial_json?: string } })
+      .filter(({ delta }) => delta?.type === 'input_json_delta');
+    expect(deltas.map(({ delta }) => delta?.partial_json)).toEqual(['{"city":"Bergen"}']);
+  });
+
+  it('ends with end_turn when the only call could not be read', async () => {
+    const { anthropic } = client({
+      script: () => ({
+        events: [
+          { type: 'tool_call', index: 0, id: 'toolu_1', name: 'weather', argumentsDelta: 'Oslo' },
+        ],
+        finishReason: 'tool_calls',
+      }),
+    });
+    const message = await anthropic.messages.create({
+      model: 'lfm2-350m',
+      max_tokens: 64,
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'Weather?' }],
+    });
+    expect(message).toMatchObject({
+      content: [{ type: 'text', text: 'weather(Oslo)' }],
+      stop_reason: 'end_turn',
+    });
+  });
+
   it('streams Anthropic’s events, which the SDK’s MessageStream accumulates', async () => {
     const { anthropic } = client();
     const stream = anthropic.messages.stream({

@@ -1,6 +1,6 @@
-import { LmtabError } from '../../errors/index.js';
 import type { GenerateEvent, Usage } from '../../engine/index.js';
 import { missingDone } from '../start-generation.js';
+import { parseCallArguments, unreadableCallText } from '../tool-call-text.js';
 
 /** What every answer of one request shares. */
 export interface MessageMeta {
@@ -54,13 +54,23 @@ export function toAnthropicUsage(usage: Usage): AnthropicUsage {
   };
 }
 
-type BlockKind = 'text' | 'thinking' | `tool:${number}`;
+type BlockKind = 'text' | 'thinking';
+
+/** A tool call being read: its block is sent whole once its arguments are known to be JSON. */
+interface PendingCall {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+}
 
 /**
  * The events of a streamed answer, in Anthropic's order: `message_start`, `ping`, then for each
  * content block `content_block_start`, its deltas and `content_block_stop`, then `message_delta`
  * (stop reason and usage) and `message_stop`. A block is closed when the engine moves to another
- * kind of output (thinking, text, another tool call). Returns the whole message.
+ * kind of output (thinking, text, another tool call). A tool call's block comes whole when the call
+ * ends (its arguments in one `input_json_delta`), so that a call whose arguments are not JSON can
+ * become a text block instead of a stream the client cannot parse. Returns the whole message.
  */
 export async function* encodeMessageEvents(
   meta: MessageMeta,
@@ -86,36 +96,69 @@ export async function* encodeMessageEvents(
   };
   yield { event: 'ping', data: { type: 'ping' } };
   let open: BlockKind | undefined;
-  const toolArguments: string[] = [];
+  let pending: PendingCall | undefined;
   const index = () => message.content.length - 1;
 
-  /** @param cut the answer ended at the token limit, so a call's arguments may be unfinished */
-  function* close(cut = false): Generator<AnthropicStreamEvent> {
-    if (open === undefined) return;
-    const block = message.content[index()]!;
-    if (block.type === 'tool_use') {
-      block.input = parseArguments(toolArguments[index()] ?? '', block.name, cut);
-    }
-    open = undefined;
-    yield { event: 'content_block_stop', data: { type: 'content_block_stop', index: index() } };
-  }
+  const delta = (payload: Record<string, unknown>): AnthropicStreamEvent => ({
+    event: 'content_block_delta',
+    data: { type: 'content_block_delta', index: index(), delta: payload },
+  });
+  const stop = (): AnthropicStreamEvent => ({
+    event: 'content_block_stop',
+    data: { type: 'content_block_stop', index: index() },
+  });
 
-  function* start(kind: BlockKind, block: AnswerBlock): Generator<AnthropicStreamEvent> {
-    yield* close();
+  function* begin(block: AnswerBlock): Generator<AnthropicStreamEvent> {
     message.content.push(block);
-    open = kind;
-    // A started tool_use block carries an empty input; its JSON follows in input_json_delta.
-    const shown = block.type === 'tool_use' ? { ...block, input: {} } : { ...block };
+    // A started block is empty: its text or its input's JSON follows in deltas.
+    const shown =
+      block.type === 'tool_use'
+        ? { ...block, input: {} }
+        : block.type === 'text'
+          ? { ...block, text: '' }
+          : { ...block };
     yield {
       event: 'content_block_start',
       data: { type: 'content_block_start', index: index(), content_block: shown },
     };
   }
 
-  const delta = (payload: Record<string, unknown>): AnthropicStreamEvent => ({
-    event: 'content_block_delta',
-    data: { type: 'content_block_delta', index: index(), delta: payload },
-  });
+  /** @param cut the answer ended at the token limit, so a call's arguments may be unfinished */
+  function* close(cut = false): Generator<AnthropicStreamEvent> {
+    if (pending !== undefined) {
+      const call = pending;
+      pending = undefined;
+      const parsed = parseCallArguments(call.arguments);
+      if (parsed === undefined && !cut) {
+        const text = unreadableCallText(call.name, call.arguments);
+        yield* begin({ type: 'text', text });
+        yield delta({ type: 'text_delta', text });
+      } else {
+        // Cut by max_tokens: stop_reason says so; the delta holds the unfinished text and the
+        // whole answer an empty input rather than a failure.
+        yield* begin({
+          type: 'tool_use',
+          id: call.id,
+          name: call.name,
+          input: parsed?.value ?? {},
+        });
+        if (call.arguments !== '') {
+          yield delta({ type: 'input_json_delta', partial_json: call.arguments });
+        }
+      }
+      yield stop();
+      return;
+    }
+    if (open === undefined) return;
+    open = undefined;
+    yield stop();
+  }
+
+  function* start(kind: BlockKind, block: AnswerBlock): Generator<AnthropicStreamEvent> {
+    yield* close();
+    yield* begin(block);
+    open = kind;
+  }
 
   for await (const event of events) {
     switch (event.type) {
@@ -137,18 +180,16 @@ export async function* encodeMessageEvents(
         break;
       }
       case 'tool_call': {
-        const kind: BlockKind = `tool:${event.index}`;
-        if (open !== kind) {
-          yield* start(kind, {
-            type: 'tool_use',
+        if (pending?.index !== event.index) {
+          yield* close();
+          pending = {
+            index: event.index,
             id: event.id ?? `toolu_${event.index}`,
             name: event.name ?? '',
-            input: {},
-          });
+            arguments: '',
+          };
         }
-        if (event.argumentsDelta === '') break;
-        toolArguments[index()] = (toolArguments[index()] ?? '') + event.argumentsDelta;
-        yield delta({ type: 'input_json_delta', partial_json: event.argumentsDelta });
+        pending.arguments += event.argumentsDelta;
         break;
       }
       case 'done': {
@@ -194,24 +235,9 @@ export function formatAnthropicEvent(event: AnthropicStreamEvent): string {
 
 /** @param called the answer holds tool calls (a forced call may end with finish reason `stop`) */
 function stopReason(done: Extract<GenerateEvent, { type: 'done' }>, called: boolean): StopReason {
-  if (done.finishReason === 'tool_calls') return 'tool_use';
-  if (called && done.finishReason === 'stop') return 'tool_use';
+  if (called && (done.finishReason === 'tool_calls' || done.finishReason === 'stop')) {
+    return 'tool_use';
+  }
   if (done.finishReason === 'length') return 'max_tokens';
   return done.stopSequence === undefined ? 'end_turn' : 'stop_sequence';
-}
-
-function parseArguments(text: string, name: string, cut: boolean): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    // Cut by max_tokens: stop_reason says so, and the streamed input_json_delta pieces hold the
-    // unfinished text; the whole answer carries an empty input rather than failing.
-    if (cut) return {};
-    throw new LmtabError(
-      'engine_failure',
-      `The model called ${name} with arguments that are not JSON: expected a JSON object, received ${JSON.stringify(text.slice(0, 200))}.`,
-      { cause: error },
-    );
-  }
 }

@@ -28,6 +28,53 @@ describe('POST /api/chat', () => {
     ]);
   });
 
+  it('keeps a call whose arguments are not JSON as content, streamed and whole, instead of failing', async () => {
+    const { send } = routerHarness({
+      script: () => ({
+        events: [
+          {
+            type: 'tool_call',
+            index: 0,
+            id: 'call_1',
+            name: 'weather',
+            argumentsDelta: '{city: Oslo',
+          },
+          {
+            type: 'tool_call',
+            index: 1,
+            id: 'call_2',
+            name: 'weather',
+            argumentsDelta: '{"city":"Bergen"}',
+          },
+        ],
+        finishReason: 'tool_calls',
+      }),
+    });
+    const body = {
+      model: 'lfm2-350m',
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [{ type: 'function', function: { name: 'weather', parameters: { type: 'object' } } }],
+    };
+    const expected = {
+      role: 'assistant',
+      content: 'weather({city: Oslo)',
+      tool_calls: [{ function: { name: 'weather', arguments: { city: 'Bergen' } } }],
+    };
+    const whole = await send('/api/chat', { ...body, stream: false });
+    expect(whole.status).toBe(200);
+    expect((await whole.json()).message).toEqual(expected);
+    const lines = (await readChunks(await send('/api/chat', body)))
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { message: object; done: boolean });
+    expect(lines.map(({ message }) => message)).toEqual([
+      expected,
+      { role: 'assistant', content: '' },
+    ]);
+    expect(lines.at(-1)?.done).toBe(true);
+  });
+
   it('hands the engine message images as bytes before the text', async () => {
     const { send, engine } = routerHarness({ records: [vision] });
     const response = await send('/api/chat', {

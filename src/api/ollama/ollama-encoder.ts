@@ -1,7 +1,7 @@
 import type { GenerateEvent, SampledLogprob, ToolCall } from '../../engine/index.js';
-import { LmtabError } from '../../errors/index.js';
 import type { CollectedGeneration } from '../collect-generation.js';
 import { missingDone } from '../start-generation.js';
+import { parseCallArguments, unreadableCallText } from '../tool-call-text.js';
 import { doneFields } from './done-fields.js';
 import type {
   ChatChunk,
@@ -34,12 +34,13 @@ export function encodeOllamaAnswer(
   options: OllamaAnswerOptions,
   output: CollectedGeneration,
 ): GenerateDone | ChatDone {
+  const calls = readableCalls(output.toolCalls);
   const extras: ChunkExtras = {
     ...(output.reasoning === '' ? {} : { thinking: output.reasoning }),
-    ...(output.toolCalls.length === 0 ? {} : { toolCalls: output.toolCalls }),
+    ...(calls.readable.length === 0 ? {} : { toolCalls: calls.readable }),
     ...(output.logprobs === undefined ? {} : { logprobs: output.logprobs }),
   };
-  return { ...head(options, output.text, extras), ...doneFields(output.done) } as
+  return { ...head(options, output.text + calls.text, extras), ...doneFields(output.done) } as
     GenerateDone | ChatDone;
 }
 
@@ -73,9 +74,10 @@ export async function* encodeOllamaChunks(
         continue;
       }
       case 'done': {
-        const made = calls.filter((call) => call !== undefined);
-        if (made.length > 0) {
-          yield { ...head(options, '', { toolCalls: made }), done: false } as Chunk;
+        const made = readableCalls(calls.filter((call) => call !== undefined));
+        if (made.readable.length > 0 || made.text !== '') {
+          const extras = made.readable.length === 0 ? {} : { toolCalls: made.readable };
+          yield { ...head(options, made.text, extras), done: false } as Chunk;
         }
         yield { ...head(options, ''), ...doneFields(event) } as Chunk;
         return;
@@ -94,17 +96,21 @@ function toOllamaLogprobs(entries: readonly SampledLogprob[]): OllamaLogprob[] {
   }));
 }
 
+/**
+ * The calls whose arguments are JSON, and the others as text (`name(arguments)`), which the answer
+ * carries in its content rather than failing (see tool-call-text.ts).
+ */
+function readableCalls(calls: readonly ToolCall[]): { readable: ToolCall[]; text: string } {
+  const readable = calls.filter((call) => parseCallArguments(call.arguments) !== undefined);
+  const text = calls
+    .filter((call) => !readable.includes(call))
+    .map((call) => unreadableCallText(call.name, call.arguments))
+    .join('\n');
+  return { readable, text };
+}
+
 function toOllamaToolCall(call: ToolCall): OllamaToolCall {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(call.arguments === '' ? '{}' : call.arguments);
-  } catch (error) {
-    throw new LmtabError(
-      'engine_failure',
-      `The model's call of ${call.name} has arguments that are not JSON: expected an object, received ${JSON.stringify(call.arguments.slice(0, 200))}.`,
-      { cause: error },
-    );
-  }
+  const parsed = parseCallArguments(call.arguments)?.value;
   const args =
     typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
       ? (parsed as Record<string, unknown>)

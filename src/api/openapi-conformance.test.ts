@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { GenerateRequest } from '../engine/index.js';
 import { readNdjson, readSseJson } from '../streams/index.js';
 import { modelRecordFixture } from './testing/model-record-fixture.js';
-import { openApiValidator, readVendoredSpec, type Answer } from './testing/openapi-validator.js';
+import {
+  asSpecAnswer,
+  openApiValidator,
+  readVendoredSpec,
+  type Answer,
+} from './testing/openapi-validator.js';
 import { routerHarness } from './testing/router-harness.js';
 
 // The bodies, SSE events and NDJSON lines lmtab answers, checked two ways: against the official
@@ -194,27 +199,6 @@ async function collectOllama(): Promise<Sample[]> {
   return samples;
 }
 
-/**
- * OpenAI's spec states no stream schema for /v1/completions; its chunks are completions whose
- * `finish_reason` is null until the last, as OpenAI sends them and lmtab does: checked against the
- * completion schema with that one field taken as the final value.
- */
-function asSpecAnswer({ type, answer }: Sample): Answer {
-  if (type !== 'CompletionChunk') return answer;
-  const chunk = answer.value as { choices: { finish_reason: string | null }[] };
-  return {
-    ...answer,
-    contentType: 'application/json',
-    value: {
-      ...chunk,
-      choices: chunk.choices.map((choice) => ({
-        ...choice,
-        finish_reason: choice.finish_reason ?? 'stop',
-      })),
-    },
-  };
-}
-
 /** TypeScript's complaints about the samples, less "not a known property" (extra fields). */
 function typeErrors(samples: Sample[]): string[] {
   const source = [
@@ -283,7 +267,7 @@ describe('/v1 answers against the official OpenAI spec and SDK types', () => {
       'ResponseStreamEvent',
     ]);
     const check = openApiValidator(readVendoredSpec('openai'), { serverPrefix: '/v1' });
-    expect(samples.flatMap((sample) => check(asSpecAnswer(sample)))).toEqual([]);
+    expect(samples.flatMap((sample) => check(asSpecAnswer(sample.answer)))).toEqual([]);
     expect(typeErrors(samples)).toEqual([]);
   }, 60_000);
 

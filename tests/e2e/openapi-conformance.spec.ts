@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import {
+  asSpecAnswer,
   openApiValidator,
   readVendoredSpec,
   type Answer,
@@ -24,6 +25,13 @@ const messages = [{ role: 'user', content: 'What is the weather in Oslo?' }];
 const chatTool = { type: 'function', function: { name: 'weather', parameters: weather } };
 const responsesTool = { type: 'function', name: 'weather', parameters: weather, strict: true };
 const few = { temperature: 0, max_tokens: 8 };
+const forcedChat = {
+  model: chatModel,
+  messages,
+  max_tokens: 64,
+  tools: [chatTool],
+  tool_choice: 'required',
+};
 
 /** One request as a client sends it. */
 interface Call {
@@ -52,25 +60,12 @@ const calls: Call[] = [
   {
     method: 'POST',
     path: '/v1/chat/completions',
-    body: {
-      model: chatModel,
-      messages,
-      max_tokens: 64,
-      tools: [chatTool],
-      tool_choice: 'required',
-    },
+    body: forcedChat,
   },
   {
     method: 'POST',
     path: '/v1/chat/completions',
-    body: {
-      model: chatModel,
-      messages,
-      max_tokens: 64,
-      tools: [chatTool],
-      tool_choice: 'required',
-      stream: true,
-    },
+    body: { ...forcedChat, stream: true },
   },
   {
     method: 'POST',
@@ -173,38 +168,20 @@ async function answersOf(call: Call, raw: Raw): Promise<Answer[]> {
   expect(raw.status, `${at}: ${raw.text.slice(0, 300)}`).toBe(200);
   const body = new Response(raw.text).body!;
   const base = { method: call.method, path: call.path, status: raw.status };
-  if (raw.contentType.startsWith('text/event-stream')) {
+  const streamed = {
+    'text/event-stream': readSseJson,
+    'application/x-ndjson': readNdjson,
+  } as const;
+  for (const [contentType, read] of Object.entries(streamed)) {
+    if (!raw.contentType.startsWith(contentType)) continue;
     const answers: Answer[] = [];
-    for await (const value of readSseJson(body))
-      answers.push({ ...base, contentType: 'text/event-stream', value });
-    return answers;
-  }
-  if (raw.contentType.startsWith('application/x-ndjson')) {
-    const answers: Answer[] = [];
-    for await (const value of readNdjson(body))
-      answers.push({ ...base, contentType: 'application/x-ndjson', value });
+    for await (const value of read(body)) {
+      answers.push({ ...base, contentType: contentType as Answer['contentType'], value });
+    }
     return answers;
   }
   expect(raw.contentType, at).toMatch(/^application\/json/);
   return [{ ...base, contentType: 'application/json', value: JSON.parse(raw.text) }];
-}
-
-/**
- * The spec states no stream schema for /v1/completions: its chunks are completions whose
- * `finish_reason` is null until the last (as OpenAI sends them), checked as the final value.
- */
-function asSpecAnswer(answer: Answer): Answer {
-  if (answer.path !== '/v1/completions' || answer.contentType !== 'text/event-stream')
-    return answer;
-  const chunk = answer.value as { choices: { finish_reason: string | null }[] };
-  return {
-    ...answer,
-    contentType: 'application/json',
-    value: {
-      ...chunk,
-      choices: chunk.choices.map((c) => ({ ...c, finish_reason: c.finish_reason ?? 'stop' })),
-    },
-  };
 }
 
 const openai = openApiValidator(readVendoredSpec('openai'), { serverPrefix: '/v1' });

@@ -105,3 +105,26 @@ export function openApiValidator(
     );
   };
 }
+
+/**
+ * OpenAI's spec states no stream schema for /v1/completions: its chunks are completions whose
+ * `finish_reason` is null until the last, as OpenAI sends them and lmtab does. Such a chunk is
+ * checked against the completion schema with that one field taken as the final value; any other
+ * answer is returned as it is.
+ */
+export function asSpecAnswer(answer: Answer): Answer {
+  if (answer.path !== '/v1/completions' || answer.contentType !== 'text/event-stream')
+    return answer;
+  const chunk = answer.value as { choices: { finish_reason: string | null }[] };
+  return {
+    ...answer,
+    contentType: 'application/json',
+    value: {
+      ...chunk,
+      choices: chunk.choices.map((choice) => ({
+        ...choice,
+        finish_reason: choice.finish_reason ?? 'stop',
+      })),
+    },
+  };
+}

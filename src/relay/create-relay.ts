@@ -35,7 +35,12 @@ import { forwardRequest, sendResponse, type RelayLogEntry } from './forward-requ
 import { hostName, isLoopbackName, isRelayHost } from './host-check.js';
 import { lanAddresses } from './lan-addresses.js';
 import { newSecret } from './relay-secret.js';
-import { defaultHeartbeatMs, defaultRelayHost, defaultRelayPort } from './relay-defaults.js';
+import {
+  defaultDrainMs,
+  defaultHeartbeatMs,
+  defaultRelayHost,
+  defaultRelayPort,
+} from './relay-defaults.js';
 import { isolationHeaders, serveStatic } from './static-files.js';
 
 /** Options of {@link createRelay}. */
@@ -83,6 +88,11 @@ export interface RelayOptions {
    * sent. Default {@link defaultEngineTimeoutMs}.
    */
   engineTimeoutMs?: number;
+  /**
+   * Milliseconds a stopping relay lets answers in progress finish, engines still connected, before
+   * it ends the rest with their protocol's error. Default {@link defaultDrainMs}.
+   */
+  drainMs?: number;
   /** The headless engine's state, for `/health`, when the relay launches one. */
   headlessState?: () => { state: HeadlessState; detail?: string };
   /** Told about each API request once it is over. */
@@ -451,6 +461,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         },
       ),
     );
+    // New requests are refused now (the listener is closed and the queue fails with no_engine);
+    // answers in progress may finish, so that a restart cuts none that would have ended.
+    const drain = Date.now() + (options.drainMs ?? defaultDrainMs);
+    while (Date.now() < drain && answers.size > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const grace = Date.now() + closeGraceMs;
     const left = [...sockets.clients];
     for (const engine of engines) engine.close(1001, 'relay stopping');
@@ -467,5 +483,5 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   }
 }
 
-/** Milliseconds a stopping relay gives answers in progress to end with their error. */
+/** Milliseconds a stopping relay then gives the answers left to end with their error. */
 const closeGraceMs = 2000;

@@ -275,12 +275,44 @@ describe('hostile requests at the relay', () => {
     }
   });
 
-  it('stopping ends each stream in progress with its protocol’s error, not a cut connection', async () => {
+  it('stopping lets an answer in progress finish, and refuses new requests meanwhile', async () => {
     relay = await createRelay({
       appDir: '/nonexistent',
       port,
       version: 'test',
       engineSecret: secret,
+    });
+    engine = await connectRouterEngine(relay, secret, { script: () => ({ delayMs: 400 }) });
+    const chat = (stream: boolean) =>
+      send('/v1/chat/completions', {
+        body: Buffer.from(
+          JSON.stringify({
+            model: 'lfm2-350m',
+            messages: [{ role: 'user', content: 'Hi' }],
+            stream,
+          }),
+        ),
+      });
+    const whole = chat(false);
+    const streamed = chat(true);
+    await expect.poll(() => relay!.stats().engines[0]?.active).toBe(2);
+    const stopping = relay.close();
+    relay = undefined;
+    const [wholeAnswer, streamedAnswer] = await Promise.all([whole, streamed]);
+    await stopping;
+    expect(wholeAnswer.status).toBe(200);
+    expect(JSON.parse(wholeAnswer.text).choices[0].message.content).toBe('Hello, world');
+    expect(streamedAnswer.text.trim().endsWith('data: [DONE]')).toBe(true);
+    expect(streamedAnswer.text).not.toContain('"error"');
+  });
+
+  it('stopping ends each stream still going after the drain with its protocol’s error, not a cut connection', async () => {
+    relay = await createRelay({
+      appDir: '/nonexistent',
+      port,
+      version: 'test',
+      engineSecret: secret,
+      drainMs: 200,
     });
     engine = await connectRouterEngine(relay, secret, { script: () => ({ hang: true }) });
     const streams = ['/v1/chat/completions', '/api/chat'].map((path) =>

@@ -8,6 +8,7 @@ export { checkClientKey, presentedKey, viaProxy, type ClientKeys } from './clien
 export { isLoopbackName, isRelayHost } from './host-check.js';
 export { lanAddresses } from './lan-addresses.js';
 export {
+  defaultDrainMs,
   defaultEngineTimeoutMs,
   defaultQueueLimit,
   defaultRelayHost,

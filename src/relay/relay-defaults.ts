@@ -23,3 +23,6 @@ export const defaultHeartbeatMs = 15_000;
 
 /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway. */
 export const defaultAbortGraceMs = 5000;
+
+/** Milliseconds a stopping relay lets answers in progress finish before ending the rest. */
+export const defaultDrainMs = 5000;

@@ -28,6 +28,8 @@ export interface FakeScript {
   failAfter?: unknown;
   /** After the tokens, wait until the signal aborts (a generation that never ends by itself). */
   hang?: boolean;
+  /** After the tokens, wait this many milliseconds before `done` (a generation that takes time). */
+  delayMs?: number;
 }
 
 /** An Engine double that records what it was asked and plays a script. */
@@ -171,6 +173,9 @@ async function* play(request: GenerateRequest, script: FakeScript, signal: Abort
     count++;
     yield { type: 'token' as const, text };
     await Promise.resolve();
+  }
+  if (script.delayMs !== undefined && !signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, script.delayMs));
   }
   if (script.hang === true && !signal.aborted) {
     await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));

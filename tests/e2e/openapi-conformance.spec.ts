@@ -8,7 +8,8 @@ import {
 import type { Relay } from '../../src/relay/index.js';
 import { readNdjson, readSseJson } from '../../src/streams/index.js';
 import { testPorts } from '../support/test-ports.js';
-import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
+import { importModel } from './support/app.js';
+import { openPage, startRelay, type EngineTab } from './support/relay.js';
 
 // The real engine's answers, read as clients read them through both transports (fetch in the page,
 // answered by the service worker; Node's fetch through the relay), checked against the official
@@ -243,10 +244,14 @@ test.describe.serial('the real engine answers as the official OpenAPI specs desc
 
   test.beforeAll(async ({ browser }) => {
     relay = await startRelay(testPorts.relayConformance);
-    tab = await openEngineTab(browser, relay, [
-      { file: `${chatModel}.gguf` },
-      { file: `${embedModel}.gguf` },
-    ]);
+    // The models first, then the pairing link: the tab joins the relay with them stored.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await openPage(page, relay.appUrl());
+    for (const model of [chatModel, embedModel]) await importModel(page, `${model}.gguf`);
+    await openPage(page, relay.pairingUrl());
+    await expect.poll(() => relay.stats().engines.length, { timeout: 90_000 }).toBe(1);
+    tab = { context, page };
   });
 
   test.afterAll(async () => {

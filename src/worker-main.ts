@@ -6,13 +6,8 @@ import stockGlueCode from '@wllama/wllama/src/wasm/wllama.js?raw';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from './api/index.js';
 import { servePort } from './bridge/index.js';
-import {
-  cpuBuildByDefault,
-  createEngineSwitch,
-  createWebLlmEngine,
-  createWllamaEngine,
-  lmtabCpuBuild,
-} from './engine/index.js';
+import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
+import { cpuBuildByDefault, lmtabCpuBuild } from './cpu-build-files.js';
 import type { EngineSettings, WllamaEngine } from './engine/index.js';
 import { createHubClient, hubHeadersFor, watchHubSettings } from './hub/index.js';
 import type { HubSettings } from './hub/index.js';

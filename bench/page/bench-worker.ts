@@ -5,12 +5,8 @@ import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from '../../src/api/index.js';
 import { servePort, type FrameHandler } from '../../src/bridge/index.js';
-import {
-  cpuBuildByDefault,
-  createWllamaEngine,
-  type Engine,
-  lmtabCpuBuild,
-} from '../../src/engine/index.js';
+import { createWllamaEngine, type Engine } from '../../src/engine/index.js';
+import { cpuBuildByDefault, lmtabCpuBuild } from '../../src/cpu-build-files.js';
 import { createIdbModelStore } from '../../src/store/index.js';
 import packageJson from '../../package.json';
 import type { FromWorker, ToWorker, WorkerCall, WllamaBenchConfig } from './worker-protocol.js';

@@ -77,5 +77,5 @@ export type {
 export { countPromptTokens } from './count-prompt-tokens.js';
 export type { GenerateFn } from './count-prompt-tokens.js';
 export { loadEngineSettings, saveEngineSettings } from './saved-engine-settings.js';
-export { cpuBuildByDefault, lmtabCpuBuild } from './cpu-build-files.js';
 export { gpuWorkerPrologue, loseDeviceMessage } from './gpu-worker-prologue.js';
+export type { CpuBuild } from './cpu-build.js';

@@ -3,7 +3,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { GenerateRequest } from '../engine/index.js';
 import { readNdjson, readSseJson } from '../streams/index.js';
-import { modelRecordFixture } from './testing/model-record-fixture.js';
+import { embedderRecordFixture, modelRecordFixture } from './testing/model-record-fixture.js';
 import {
   asSpecAnswer,
   openApiValidator,
@@ -19,18 +19,7 @@ import { routerHarness } from './testing/router-harness.js';
 // OpenAI.Type` and the TypeScript compiler must accept it). Fields a spec does not name are allowed,
 // as the specs allow them; a missing required field, a wrong type or a value outside an enum is not.
 
-const embedder = modelRecordFixture({
-  id: 'bge-small',
-  gguf: {
-    architecture: 'bert',
-    parameterCount: 33_000_000,
-    contextLength: 512,
-    embeddingLength: 8,
-    quantization: 'F16',
-    fileKind: 'model',
-    poolingType: 2,
-  },
-});
+const embedder = embedderRecordFixture('bge-small');
 const weather = {
   type: 'object',
   properties: { city: { type: 'string' } },

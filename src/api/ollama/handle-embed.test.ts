@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fakeTimings, fakeVector } from '../testing/fake-engine.js';
-import { modelRecordFixture } from '../testing/model-record-fixture.js';
+import { embedderRecordFixture, modelRecordFixture } from '../testing/model-record-fixture.js';
 import { routerHarness } from '../testing/router-harness.js';
 
-const embedder = modelRecordFixture({
-  id: 'nomic-embed',
-  gguf: {
-    architecture: 'nomic-bert',
-    parameterCount: 137_000_000,
-    contextLength: 2048,
-    embeddingLength: 8,
-    quantization: 'F16',
-    fileKind: 'model',
-    poolingType: 1,
-  },
-});
+const embedder = embedderRecordFixture('nomic-embed');
 const records = [modelRecordFixture(), embedder];
 
 describe('POST /api/embed', () => {

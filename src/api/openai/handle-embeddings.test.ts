@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fakeVector } from '../testing/fake-engine.js';
-import { modelRecordFixture } from '../testing/model-record-fixture.js';
+import { embedderRecordFixture, modelRecordFixture } from '../testing/model-record-fixture.js';
 import { routerHarness } from '../testing/router-harness.js';
 import { float32Base64 } from './encode-embeddings.js';
 
 const chat = modelRecordFixture();
-const embedder = modelRecordFixture({
-  id: 'bge-small',
-  gguf: {
-    architecture: 'bert',
-    parameterCount: 33_000_000,
-    contextLength: 512,
-    embeddingLength: 8,
-    quantization: 'F16',
-    fileKind: 'model',
-    poolingType: 2,
-  },
-});
+const embedder = embedderRecordFixture('bge-small');
 const records = [chat, embedder];
 
 describe('POST /v1/embeddings', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { ModelRecord } from '../../store/index.js';
 import { routes } from '../routes.js';
-import { modelRecordFixture } from './model-record-fixture.js';
+import { embedderRecordFixture, modelRecordFixture } from './model-record-fixture.js';
 
 /** One request the fuzzer sends: through the router (a `Request`) or the relay (raw HTTP). */
 export interface FuzzRequest {
@@ -30,18 +30,7 @@ export const fuzzRecords: ModelRecord[] = [
   modelRecordFixture({
     projector: { fileId: 'p', name: 'p.gguf', size: 1, chunkSize: 1, chunks: 1, complete: true },
   }),
-  modelRecordFixture({
-    id: embedder,
-    gguf: {
-      architecture: 'nomic-bert',
-      parameterCount: 137_000_000,
-      contextLength: 2048,
-      embeddingLength: 8,
-      quantization: 'F16',
-      fileKind: 'model',
-      poolingType: 1,
-    },
-  }),
+  embedderRecordFixture(embedder),
 ];
 const image =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

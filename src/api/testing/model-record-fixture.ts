@@ -32,3 +32,27 @@ export function modelRecordFixture(overrides: Partial<ModelRecord> = {}): ModelR
     ...overrides,
   };
 }
+
+/** The embedding models the API tests store: BERT with CLS pooling, nomic-bert with mean pooling. */
+const embedderShapes = {
+  'bge-small': {
+    architecture: 'bert',
+    parameterCount: 33_000_000,
+    contextLength: 512,
+    poolingType: 2,
+  },
+  'nomic-embed': {
+    architecture: 'nomic-bert',
+    parameterCount: 137_000_000,
+    contextLength: 2048,
+    poolingType: 1,
+  },
+} as const;
+
+/** A stored embedding model for tests: `bge-small` or `nomic-embed`, 8 dimensions, F16. */
+export function embedderRecordFixture(id: keyof typeof embedderShapes): ModelRecord {
+  return modelRecordFixture({
+    id,
+    gguf: { ...embedderShapes[id], embeddingLength: 8, quantization: 'F16', fileKind: 'model' },
+  });
+}

@@ -8,8 +8,7 @@ import {
 import type { Relay } from '../../src/relay/index.js';
 import { readNdjson, readSseJson } from '../../src/streams/index.js';
 import { testPorts } from '../support/test-ports.js';
-import { importModel } from './support/app.js';
-import { openPage, startRelay, type EngineTab } from './support/relay.js';
+import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 // The real engine's answers, read as clients read them through both transports (fetch in the page,
 // answered by the service worker; Node's fetch through the relay), checked against the official
@@ -244,14 +243,10 @@ test.describe.serial('the real engine answers as the official OpenAPI specs desc
 
   test.beforeAll(async ({ browser }) => {
     relay = await startRelay(testPorts.relayConformance);
-    // The models first, then the pairing link: the tab joins the relay with them stored.
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await openPage(page, relay.appUrl());
-    for (const model of [chatModel, embedModel]) await importModel(page, `${model}.gguf`);
-    await openPage(page, relay.pairingUrl());
-    await expect.poll(() => relay.stats().engines.length, { timeout: 90_000 }).toBe(1);
-    tab = { context, page };
+    tab = await openEngineTab(browser, relay, [
+      { file: `${chatModel}.gguf` },
+      { file: `${embedModel}.gguf` },
+    ]);
   });
 
   test.afterAll(async () => {

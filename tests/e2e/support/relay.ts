@@ -60,9 +60,13 @@ export async function openEngineTab(
   const before = relay.stats().engines.length;
   const context = await browser.newContext();
   const page = await context.newPage();
-  await openPage(page, relay.pairingUrl());
+  // The app's first visit (service worker install, the reload for isolation, the engine worker's
+  // start) and the imports come first, then the pairing link: opened first, under a loaded machine
+  // the tab sometimes had not joined within 30 s (CI, agents.spec and openapi-conformance.spec).
+  await openPage(page, relay.appUrl());
   for (const { file, projector } of models) await importModel(page, file, projector);
-  await expect.poll(() => relay.stats().engines.length).toBe(before + 1);
+  await openPage(page, relay.pairingUrl());
+  await expect.poll(() => relay.stats().engines.length, { timeout: 90_000 }).toBe(before + 1);
   return { context, page };
 }
 

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testPorts } from '../../tests/support/test-ports.js';
 import { createRelay, type Relay, type RelayOptions } from './create-relay.js';
+import type { RouterHarnessOptions } from '../api/testing/router-harness.js';
 import { connectRouterEngine, type RouterEngine } from './testing/router-engine.js';
 
 // Hostile requests as raw bytes at the real relay, with the real router behind the real bridge.
@@ -18,7 +19,11 @@ afterEach(async () => {
   relay = undefined;
 });
 
-async function start(options: Partial<RelayOptions> = {}): Promise<Relay> {
+/** Starts the relay with `options` and one engine tab whose router runs `engineOptions`. */
+async function start(
+  options: Partial<RelayOptions> = {},
+  engineOptions: RouterHarnessOptions = {},
+): Promise<Relay> {
   relay = await createRelay({
     appDir: '/nonexistent',
     port,
@@ -26,7 +31,7 @@ async function start(options: Partial<RelayOptions> = {}): Promise<Relay> {
     engineSecret: secret,
     ...options,
   });
-  engine = await connectRouterEngine(relay, secret);
+  engine = await connectRouterEngine(relay, secret, engineOptions);
   return relay;
 }
 
@@ -178,13 +183,7 @@ describe('hostile requests at the relay', () => {
   });
 
   it('lets the client read an answer the engine gives before the whole body arrived', async () => {
-    relay = await createRelay({
-      appDir: '/nonexistent',
-      port,
-      version: 'test',
-      engineSecret: secret,
-    });
-    engine = await connectRouterEngine(relay, secret, { maxBodyBytes: 1024 * 1024 });
+    await start({}, { maxBodyBytes: 1024 * 1024 });
     const pieces = Array.from({ length: 20 }, () => Buffer.alloc(1_000_000, 0x20));
     const answer = await send('/v1/chat/completions', {
       body: pieces,
@@ -276,13 +275,7 @@ describe('hostile requests at the relay', () => {
   });
 
   it('stopping lets an answer in progress finish, and refuses new requests meanwhile', async () => {
-    relay = await createRelay({
-      appDir: '/nonexistent',
-      port,
-      version: 'test',
-      engineSecret: secret,
-    });
-    engine = await connectRouterEngine(relay, secret, { script: () => ({ delayMs: 400 }) });
+    const live = await start({}, { script: () => ({ delayMs: 400 }) });
     const chat = (stream: boolean) =>
       send('/v1/chat/completions', {
         body: Buffer.from(
@@ -295,8 +288,8 @@ describe('hostile requests at the relay', () => {
       });
     const whole = chat(false);
     const streamed = chat(true);
-    await expect.poll(() => relay!.stats().engines[0]?.active).toBe(2);
-    const stopping = relay.close();
+    await expect.poll(() => live.stats().engines[0]?.active).toBe(2);
+    const stopping = live.close();
     relay = undefined;
     const [wholeAnswer, streamedAnswer] = await Promise.all([whole, streamed]);
     await stopping;
@@ -307,14 +300,7 @@ describe('hostile requests at the relay', () => {
   });
 
   it('stopping ends each stream still going after the drain with its protocol’s error, not a cut connection', async () => {
-    relay = await createRelay({
-      appDir: '/nonexistent',
-      port,
-      version: 'test',
-      engineSecret: secret,
-      drainMs: 200,
-    });
-    engine = await connectRouterEngine(relay, secret, { script: () => ({ hang: true }) });
+    const live = await start({ drainMs: 200 }, { script: () => ({ hang: true }) });
     const streams = ['/v1/chat/completions', '/api/chat'].map((path) =>
       send(path, {
         body: Buffer.from(
@@ -326,8 +312,8 @@ describe('hostile requests at the relay', () => {
         ),
       }),
     );
-    await expect.poll(() => relay!.stats().engines[0]?.active).toBe(2);
-    const stopping = relay.close();
+    await expect.poll(() => live.stats().engines[0]?.active).toBe(2);
+    const stopping = live.close();
     relay = undefined;
     const [openAi, ollama] = await Promise.all(streams);
     await stopping;

@@ -35,11 +35,13 @@ export async function wllamaRow(
   });
   const sampler = memory(ctx);
   const runs = new Runs();
+  let ran: Pick<EngineRow, 'build' | 'kernels'> = {};
   for (let run = 0; run < settings.runs; run++) {
     log(
       `${engine} ${backend} ${threads}t ${model.size} ${model.quant}: run ${run + 1}/${settings.runs}`,
     );
     const loaded = await pageCall(page, 'load', model.id);
+    ran = { build: loaded.info?.build, kernels: loaded.info?.kernels };
     if (backend === 'webgpu' && loaded.info?.backend !== 'webgpu') {
       sampler.stop();
       await pageCall(page, 'unload');
@@ -71,6 +73,7 @@ export async function wllamaRow(
   await pageCall(page, 'unload');
   return {
     ...base,
+    ...ran,
     available: true,
     ...runs.figures(),
     loadFrom: 'IndexedDB',

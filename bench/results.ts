@@ -20,6 +20,13 @@ export interface EngineRow {
   quant?: BenchQuant;
   /** `cpu` for native threads, `wasm` for WebAssembly threads, `webgpu`. */
   backend: 'cpu' | 'wasm' | 'webgpu';
+  /**
+   * The wasm build lmtab's engine ran the model on (`lmtab-cpu`, `wllama 3.13.0`, `wllama 3.13.0
+   * memory64` past what wasm32 holds) and its K-quant kernels (`relaxed-simd`: lmtab's), as the
+   * engine reported them at the load.
+   */
+  build?: string;
+  kernels?: string;
   threads: number;
   /** Whether this path ran here; when not, `reason` says why. */
   available: boolean;

@@ -4,11 +4,14 @@ import type { CpuBuild } from './engine/index.js';
 // glob, so this file sits beside the bundle's entries, out of src/engine (whose index Node code
 // imports, and Node has no `import.meta.glob`). A glob, not an import, so that a
 // checkout without the files still builds (and runs every load on wllama's stock build).
-const files = import.meta.glob<string>('../wasm/prebuilt/lmtab-cpu.{js,wasm}', {
-  query: '?url',
-  import: 'default',
-  eager: true,
-});
+const files = import.meta.glob<string>(
+  '../wasm/prebuilt/{lmtab-cpu.js,lmtab-cpu.wasm,lmtab-kernels64.wasm}',
+  {
+    query: '?url',
+    import: 'default',
+    eager: true,
+  },
+);
 const manifests = import.meta.glob<{ mediaMarker?: string }>('../wasm/prebuilt/manifest.json', {
   import: 'default',
   eager: true,
@@ -19,7 +22,11 @@ export const lmtabCpuBuild: CpuBuild | undefined = (() => {
   const glueUrl = files['../wasm/prebuilt/lmtab-cpu.js'];
   const wasmUrl = files['../wasm/prebuilt/lmtab-cpu.wasm'];
   const mediaMarker = manifests['../wasm/prebuilt/manifest.json']?.mediaMarker;
-  return glueUrl && wasmUrl && mediaMarker ? { glueUrl, wasmUrl, mediaMarker } : undefined;
+  // Its kernels for wllama's memory64 build, used for the models this build cannot hold.
+  const memory64KernelsUrl = files['../wasm/prebuilt/lmtab-kernels64.wasm'];
+  return glueUrl && wasmUrl && mediaMarker
+    ? { glueUrl, wasmUrl, mediaMarker, memory64KernelsUrl }
+    : undefined;
 })();
 
 /**

@@ -1,8 +1,9 @@
 // Puts lmtab's kernels (wasm/kernels/, built by wasm/kernels/build.sh) into the committed CPU build:
 // finds ggml's Q8_0, Q4_K and Q6_K slots in lmtab-cpu.wasm, writes the glue that installs the kernels
 // there (wasm/glue-patches.mjs), and records the kernels, their compiler and flags, their slots and
-// every file's sha256 in manifest.json.
-// Usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER FLAG...
+// every file's sha256 in manifest.json. The wasm64 kernels (for wllama's memory64 build, installed
+// at load by src/engine/memory64-kernels.ts) are written beside them and recorded.
+// Usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM KERNELS64_WASM COMPILER FLAG...
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,10 @@ import { withKernels } from './glue-patches.mjs';
 import { findKernels } from './kernel-table.mjs';
 import { countSimdOpcodes } from './simd-opcodes.mjs';
 
-const [dir, kernelsPath, compiler, ...flags] = process.argv.slice(2);
-if (!dir || !kernelsPath || !compiler || flags.length === 0) {
+const [dir, kernelsPath, kernels64Path, compiler, ...flags] = process.argv.slice(2);
+if (!dir || !kernelsPath || !kernels64Path || !compiler || flags.length === 0) {
   throw new Error(
-    'usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM COMPILER FLAG...',
+    'usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM KERNELS64_WASM COMPILER FLAG...',
   );
 }
 const kernels = readFileSync(kernelsPath);
@@ -38,6 +39,8 @@ const glue = withKernels(
 );
 writeFileSync(join(dir, 'lmtab-cpu.js'), glue);
 writeFileSync(join(dir, 'lmtab-kernels.wasm'), kernels);
+const kernels64 = readFileSync(kernels64Path);
+writeFileSync(join(dir, 'lmtab-kernels64.wasm'), kernels64);
 
 const manifestPath = join(dir, 'manifest.json');
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -50,8 +53,15 @@ manifest.kernels = {
   // The address of ggml's table of halves, compiled into the Q8_0 kernel (build.sh).
   f16Table,
   simdOpcodes: countSimdOpcodes(kernels),
+  // The same source for wasm64 (--target=wasm64, no f16 table: it converts halves itself).
+  memory64: { target: 'wasm64', simdOpcodes: countSimdOpcodes(kernels64) },
 };
-for (const name of ['lmtab-cpu.js', 'lmtab-cpu.wasm', 'lmtab-kernels.wasm']) {
+for (const name of [
+  'lmtab-cpu.js',
+  'lmtab-cpu.wasm',
+  'lmtab-kernels.wasm',
+  'lmtab-kernels64.wasm',
+]) {
   const bytes = readFileSync(join(dir, name));
   manifest.files[name] = {
     bytes: bytes.length,

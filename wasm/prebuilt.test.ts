@@ -27,6 +27,7 @@ interface Manifest {
     slots: Record<string, number>;
     f16Table: number;
     simdOpcodes: { 'i16x8.relaxed_dot_i8x16_i7x16_s': number };
+    memory64: { target: string; simdOpcodes: Record<string, number> };
   };
 }
 
@@ -47,6 +48,7 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
       'lmtab-cpu.js',
       'lmtab-cpu.wasm',
       'lmtab-kernels.wasm',
+      'lmtab-kernels64.wasm',
     ]);
     for (const [name, recorded] of Object.entries(manifest.files)) {
       const bytes = read(name);
@@ -153,5 +155,19 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
     expect(glue).toContain(`var lmtabKernelWasm="${kernels.toString('base64')}";`);
     expect(glue).toMatch(/wasmTable=Module\["asm"\]\["\w+"\];lmtabUseKernels\(wasmTable\);/);
     for (const line of Object.values(kernelLogLines)) expect(glue).toContain(JSON.stringify(line));
+  });
+
+  it("has the same kernels built for wasm64, for wllama's memory64 build", () => {
+    const kernels64 = read('lmtab-kernels64.wasm');
+    // A wasm64 module: its imported memory's limits carry the 64-bit flag (0x04).
+    const memoryImport = kernels64.indexOf(Buffer.from('\x06memory\x02'));
+    expect(memoryImport).toBeGreaterThan(0);
+    expect(kernels64[memoryImport + 8]! & 0x04).toBe(0x04);
+    const counted = countSimdOpcodes(kernels64);
+    expect(manifest.kernels.memory64.simdOpcodes).toEqual(counted);
+    // The same relaxed dot products as the wasm32 module's.
+    expect(counted['i16x8.relaxed_dot_i8x16_i7x16_s']).toBe(
+      manifest.kernels.simdOpcodes['i16x8.relaxed_dot_i8x16_i7x16_s'],
+    );
   });
 });

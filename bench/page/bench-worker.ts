@@ -2,6 +2,7 @@
 // The bench's engine worker: lmtab's own wllama engine and API router, as in the app's worker, plus
 // a direct channel that calls the engine without the router, the service worker or the relay.
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import stockGlueCode from '@wllama/wllama/src/wasm/wllama.js?raw';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
 import { createRouter } from '../../src/api/index.js';
 import { servePort, type FrameHandler } from '../../src/bridge/index.js';
@@ -27,7 +28,15 @@ function start({ build, ...config }: WllamaBenchConfig) {
   // Without a build named, the app's choice (transports and concurrent clients measure the app).
   const useCpuBuild = build === 'lmtab-cpu' || (build === undefined && cpuBuildByDefault);
   const cpuBuild = useCpuBuild ? lmtabCpuBuild : undefined;
-  const engine = createWllamaEngine({ store, wasmUrl, cpuBuild, keepAliveMs, ...config });
+  // With wllama's glue, models past lmtab's wasm32 build run on wllama's memory64 build, as in the app.
+  const engine = createWllamaEngine({
+    store,
+    wasmUrl,
+    stockGlueCode,
+    cpuBuild,
+    keepAliveMs,
+    ...config,
+  });
   const router = createRouter({ engine, store, version: packageJson.version });
   return { engine, router };
 }

@@ -18,6 +18,11 @@ export interface CpuBuild {
    * reports none after a load, so wllama is told this one.
    */
   mediaMarker: string;
+  /**
+   * URL of its kernels built for wasm64 (`lmtab-kernels64.wasm`), which go into wllama's memory64
+   * build for the models this wasm32 build cannot hold (`memory64-kernels.ts`).
+   */
+  memory64KernelsUrl?: string;
 }
 
 /** Name of each build in {@link EngineInfo.build}. */

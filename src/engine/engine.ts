@@ -210,8 +210,9 @@ export interface EngineInfo {
   kvCache?: string;
   /**
    * The dot products of the CPU build's K-quants (Q4_K, Q6_K): `relaxed-simd`, lmtab's own kernels
-   * (`wasm/kernels/`) where the browser has relaxed SIMD, or `simd128`, ggml's. Absent on other
-   * builds.
+   * (`wasm/kernels/`) where the browser has relaxed SIMD, or `simd128`, ggml's. wllama's memory64
+   * build reports `relaxed-simd` where lmtab's wasm64 kernels went into it, nothing where its own
+   * generic ones run. Absent on other builds.
    */
   kernels?: 'relaxed-simd' | 'simd128';
   /**

@@ -61,7 +61,7 @@ describe('modelFit', () => {
     const fit = modelFit(memoryNeed({ fileBytes: [4.73 * gb] }), { memory64: true });
     expect(fit.cpu).toMatchObject({ fits: 'yes', build: 'memory64' });
     expect(fit.cpu.text).toMatch(
-      /^CPU: fits: needs 5\.\d GB \(4\.7 GB of weights and about .* of working memory\)\. Past 4 GiB it runs on wllama's memory64 build, whose generic kernels are slower\.$/,
+      /^CPU: fits: needs 5\.\d GB \(4\.7 GB of weights and about .* of working memory\)\. Past 4 GiB it runs on wllama's memory64 build, slower than lmtab's\.$/,
     );
     expect(modelFit(memoryNeed({ fileBytes: [0.4 * gb] })).cpu.build).toBe('wasm32');
     // Past 16 GiB neither build holds it.

@@ -212,7 +212,7 @@ function cpuVerdict(
   let note = '';
   if (!wasm32 && sum <= memory64AddressSpace && device.memory64 !== false) {
     build = 'memory64';
-    note = ` Past ${gibText(cpuAddressSpace)} it runs on wllama's memory64 build, whose generic kernels are slower.`;
+    note = ` Past ${gibText(cpuAddressSpace)} it runs on wllama's memory64 build, slower than lmtab's.`;
   }
   if (build === undefined && device.memory64 !== false) {
     return {

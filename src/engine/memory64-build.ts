@@ -6,10 +6,18 @@
  * past 4 GiB), but it was linked with `-sMAXIMUM_MEMORY=4096MB`: its wasm imports a memory of at
  * most 65536 pages, and its emscripten glue creates one of that size and answers 4 GiB as the
  * heap's maximum. Nothing else in it stops at 4 GiB, so lmtab raises the three numbers: the
- * import's declared maximum in the wasm, and the glue's memory and heap maximum. Its kernels are
- * ggml's generic ones (no wasm SIMD dot products), so it runs slower than lmtab's build; it is used
- * only where that one cannot hold the model. Needs memory64 and JSPI (Chromium 137 and later).
+ * import's declared maximum in the wasm, and the glue's memory and heap maximum. Its own kernels are
+ * ggml's generic ones (no wasm SIMD dot products); where lmtab's build is the chosen CPU engine,
+ * lmtab's kernels take the place of the Q8_0, Q4_K and Q6_K ones (`memory64-kernels.ts`). It is
+ * used only where lmtab's wasm32 build cannot hold the model. Needs memory64 and JSPI (Chromium 137
+ * and later).
  */
+
+import {
+  findMemory64KernelSlots,
+  withMemory64Kernels,
+  withoutMemory64Kernels,
+} from './memory64-kernels.js';
 
 /** Chromium's largest 64-bit WebAssembly memory: 16 GiB (V8's limit for memory64). */
 export const memory64AddressSpace = 16 * 2 ** 30;
@@ -196,31 +204,54 @@ export interface Memory64Resources {
   noWebGPU: true;
 }
 
-let prepared: Promise<Memory64Resources> | undefined;
+const prepared = new Map<string, Promise<Memory64Resources>>();
 
 /**
- * Fetches wllama's stock wasm and raises its memory (once per worker; the Blob URL is kept for
- * later loads).
+ * Fetches wllama's stock wasm and raises its memory, and, given `kernelsUrl` (lmtab's wasm64
+ * kernels, `memory64-kernels.ts`), puts them in its glue; once per worker and kernels (the Blob URL
+ * is kept for later loads).
  */
 export function memory64Resources(
   stockWasmUrl: string,
   glueCode: string,
+  kernelsUrl?: string,
 ): Promise<Memory64Resources> {
-  prepared ??= (async () => {
-    const response = await fetch(stockWasmUrl);
-    if (!response.ok) throw new Error(`wllama's wasm did not load: HTTP ${response.status}`);
-    const wasm = raiseImportedMemoryMax(
-      new Uint8Array(await response.arrayBuffer()),
-      memory64AddressSpace / pageBytes,
-    );
-    const url = URL.createObjectURL(new Blob([wasm], { type: 'application/wasm' }));
-    return {
-      wasmPath: url,
-      jsPath: { code: raiseGlueHeapMax(glueCode, memory64AddressSpace) },
-      compat: false,
-      noWebGPU: true,
-    };
-  })();
-  prepared.catch(() => (prepared = undefined));
-  return prepared;
+  const key = kernelsUrl ?? '';
+  let resources = prepared.get(key);
+  if (!resources) {
+    resources = (async () => {
+      const wasm = new Uint8Array(await fetchBytes(stockWasmUrl, "wllama's wasm"));
+      const raised = raiseImportedMemoryMax(wasm, memory64AddressSpace / pageBytes);
+      const url = URL.createObjectURL(new Blob([raised], { type: 'application/wasm' }));
+      const glue = raiseGlueHeapMax(glueCode, memory64AddressSpace);
+      return {
+        wasmPath: url,
+        jsPath: { code: kernelsUrl ? await installKernels(glue, wasm, kernelsUrl) : glue },
+        compat: false,
+        noWebGPU: true,
+      };
+    })();
+    prepared.set(key, resources);
+    resources.catch(() => prepared.delete(key));
+  }
+  return resources;
+}
+
+async function fetchBytes(url: string, what: string): Promise<ArrayBuffer> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${what} did not load: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+/** The glue with lmtab's kernels, or, where they cannot go in, saying why in the engine's log. */
+async function installKernels(glue: string, wasm: Uint8Array, kernelsUrl: string) {
+  let slots: ReturnType<typeof findMemory64KernelSlots>;
+  try {
+    slots = findMemory64KernelSlots(wasm);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return withoutMemory64Kernels(glue, `not installed in wllama's memory64 build (${reason})`);
+  }
+  const kernels = new Uint8Array(await fetchBytes(kernelsUrl, "lmtab's wasm64 kernels"));
+  return withMemory64Kernels(glue, kernels, slots);
 }

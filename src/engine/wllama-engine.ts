@@ -239,7 +239,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     });
     const memory64 =
       planned.build === buildNames.memory64 && options.stockGlueCode !== undefined
-        ? await memory64Resources(options.wasmUrl, options.stockGlueCode)
+        ? await memory64Resources(
+            options.wasmUrl,
+            options.stockGlueCode,
+            options.cpuBuild?.memory64KernelsUrl,
+          )
         : undefined;
     const config = { logger: backend.logger(), allowOffline: true };
     const { wllama, info } = createWllamaFor(

@@ -121,7 +121,7 @@ for (const [file, label] of [
   });
 }
 
-test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M), past what wasm32 can address, loads on the memory64 build and answers', async () => {
+test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M), past what wasm32 can address, loads on the memory64 build with lmtab kernels and answers', async () => {
   test.setTimeout(900_000);
   const problems = watchConsole(page);
   const model = await importModel(page, moeFile, undefined, { timeout: 300_000 });
@@ -130,7 +130,12 @@ test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M), past what wasm32 can address, loads on
   expect(answer.body.usage?.completion_tokens).toBe(4);
   expect(answer.body.choices?.[0].finish_reason).toBe('length');
   const loaded = (await loadedModels()).find((m) => m.model === model);
-  // wllama's stock build with its memory raised past 4 GiB (src/engine/memory64-build.ts).
-  expect(loaded?.info).toMatchObject({ backend: 'wasm', build: 'wllama 3.13.0 memory64' });
+  // wllama's stock build with its memory raised past 4 GiB (src/engine/memory64-build.ts), with
+  // lmtab's wasm64 kernels in the place of ggml's generic ones (src/engine/memory64-kernels.ts).
+  expect(loaded?.info).toMatchObject({
+    backend: 'wasm',
+    build: 'wllama 3.13.0 memory64',
+    kernels: 'relaxed-simd',
+  });
   expect(problems).toEqual([]);
 });

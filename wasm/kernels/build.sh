@@ -28,11 +28,20 @@ console.log(findKernels(readFileSync('$ROOT/wasm/prebuilt/lmtab-cpu.wasm')).f16T
 PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 "${FLAGS[@]}" -DLMTAB_F16_TABLE="$F16_TABLE" \
   -nostdlib -Wl,--no-entry -Wl,--import-memory -Wl,--shared-memory -Wl,--max-memory=4294967296 \
   -Wl,--strip-all -o "$OUT/lmtab-kernels.wasm" "$ROOT/wasm/kernels/k-quants.c"
+# The same kernels for wllama's stock memory64 build (wasm64, 64-bit pointers, on its shared
+# 64-bit memory of up to 16 GiB), which runs the models the wasm32 build cannot hold
+# (src/engine/memory64-kernels.ts). Without LMTAB_F16_TABLE: that build's ggml is not this one.
+PATH="$OUT/bin" "$LLVM/clang" --target=wasm64 "${FLAGS[@]}" \
+  -nostdlib -Wl,--no-entry -Wl,--import-memory -Wl,--shared-memory -Wl,--max-memory=17179869184 \
+  -Wl,--strip-all -o "$OUT/lmtab-kernels64.wasm" "$ROOT/wasm/kernels/k-quants.c"
 # The kernels run on the engine's memory: they must touch no stack, globals or data of their own.
-listing="$("$LLVM/llvm-objdump" -d -h "$OUT/lmtab-kernels.wasm")"
-if grep -qE "global\.(get|set)|\bcall\b|memory\.(init|grow)|^ *[0-9]+ (DATA|START) " <<<"$listing"; then
-  echo "lmtab-kernels.wasm uses a global, a call, data or a start function; see k-quants.c's rules" >&2
-  exit 1
-fi
+for name in lmtab-kernels lmtab-kernels64; do
+  listing="$("$LLVM/llvm-objdump" -d -h "$OUT/$name.wasm")"
+  if grep -qE "global\.(get|set)|\bcall\b|memory\.(init|grow)|^ *[0-9]+ (DATA|START) " <<<"$listing"; then
+    echo "$name.wasm uses a global, a call, data or a start function; see k-quants.c's rules" >&2
+    exit 1
+  fi
+done
 compiler="$("$LLVM/clang" --version | head -1)"
-node "$ROOT/wasm/install-kernels.mjs" "$ROOT/wasm/prebuilt" "$OUT/lmtab-kernels.wasm" "$compiler" "${FLAGS[@]}"
+node "$ROOT/wasm/install-kernels.mjs" "$ROOT/wasm/prebuilt" "$OUT/lmtab-kernels.wasm" \
+  "$OUT/lmtab-kernels64.wasm" "$compiler" "${FLAGS[@]}"

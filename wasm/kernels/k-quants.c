@@ -463,12 +463,17 @@ INLINE v128_t add_lanes4(v128_t a, v128_t b, v128_t c, v128_t d) {
 // dot product runs), at its address in the engine's memory: wasm/kernel-table.mjs reads it from
 // ggml's own Q8_0 dot product, and build.sh passes it in. Q8_0's two scales per 32 values make a
 // table read cheaper than the vector conversion above, which pays for Q4_K's and Q6_K's one per 256.
-#ifndef LMTAB_F16_TABLE
-#error "LMTAB_F16_TABLE (the address of ggml_table_f32_f16) is set by wasm/kernels/build.sh"
-#endif
+// The build for wllama's memory64 engine (wasm64, no LMTAB_F16_TABLE) converts the half itself, as
+// Q4_K's and Q6_K's scales are: that engine's ggml is not lmtab's, and its table is not looked for.
+#ifdef LMTAB_F16_TABLE
 INLINE float half_value(const uint16_t *half) {
   return ((const float *) LMTAB_F16_TABLE)[*half];
 }
+#else
+INLINE float half_value(const uint16_t *half) {
+  return wasm_f32x4_extract_lane(block_scale(half, make_half_constants()), 0);
+}
+#endif
 
 // Row x against one activation row y, n values, with ggml's wasm kernel's arithmetic: both sides
 // widened to 16 bits, 4 lanes of partial sums per block scaled and added in 4 float lanes, the

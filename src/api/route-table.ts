@@ -59,6 +59,11 @@ export const routeTable = [
   { method: 'POST', path: '/v1/embeddings', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/api/embed', protocol: 'ollama', scope: 'api' },
   { method: 'POST', path: '/api/embeddings', protocol: 'ollama', scope: 'api' },
+  // llama-server's rerank routes (its request and answer are Cohere's and Jina's shapes).
+  { method: 'POST', path: '/v1/rerank', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/v1/reranking', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/rerank', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/reranking', protocol: 'openai', scope: 'api' },
 ] as const satisfies readonly RouteRow[];
 
 type TableRow = (typeof routeTable)[number];
@@ -86,9 +91,15 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
 const rowsAt = (pathname: string): RouteRow[] =>
   routeTable.filter((row) => matchPath(row.path, pathname.split('?')[0] ?? '') !== undefined);
 
-/** Paths the engine answers: the API's prefixes (`/v1`, `/api`), known routes or not. */
+/** Paths the engine answers outside its prefixes: llama-server's bare rerank routes. */
+export const apiPaths = ['/rerank', '/reranking'] as const;
+
+/** Paths the engine answers: the API's prefixes (`/v1`, `/api`), known routes or not, and {@link apiPaths}. */
 export function isApiPath(pathname: string): boolean {
-  return apiPrefixes.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+  return (
+    apiPrefixes.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`)) ||
+    (apiPaths as readonly string[]).includes(pathname)
+  );
 }
 
 /** The scope a path needs (query ignored): `admin` when a route there changes models. */

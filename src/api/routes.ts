@@ -18,6 +18,7 @@ import { handleVersion } from './ollama/handle-version.js';
 import { handleChatCompletions } from './openai/handle-chat-completions.js';
 import { handleCompletions } from './openai/handle-completions.js';
 import { handleEmbeddings } from './openai/handle-embeddings.js';
+import { handleRerank } from './openai/handle-rerank.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import {
   handleDeleteResponse,
@@ -54,6 +55,10 @@ const handlers: Readonly<Record<RouteKey, RouteHandler>> = {
   'POST /v1/embeddings': handleEmbeddings,
   'POST /api/embed': handleEmbed,
   'POST /api/embeddings': handleOllamaEmbeddings,
+  'POST /v1/rerank': handleRerank,
+  'POST /v1/reranking': handleRerank,
+  'POST /rerank': handleRerank,
+  'POST /reranking': handleRerank,
 };
 
 /**

@@ -37,7 +37,11 @@ export function embeddingPooling(summary: GgufSummary): EmbeddingPooling | undef
  * converted with last-token pooling).
  */
 export function isEmbeddingOnly(summary: GgufSummary): boolean {
-  return encoderArchitectures.has(summary.architecture) || embeddingPooling(summary) !== undefined;
+  return (
+    encoderArchitectures.has(summary.architecture) ||
+    embeddingPooling(summary) !== undefined ||
+    isReranker(summary)
+  );
 }
 
 /**
@@ -62,6 +66,29 @@ export function templateThinks(template: string): boolean {
   return template.includes('<think>') || /enable_thinking|reasoning_content/.test(template);
 }
 
+/** llama.cpp's `LLAMA_POOLING_TYPE_RANK`: a reranker (a classifier head scores a query-document pair). */
+const rankPooling = 4;
+
+/** Whether a stored model is a reranker (its GGUF declares pooling `rank`). */
+export function isReranker(summary: GgufSummary): boolean {
+  return summary.poolingType === rankPooling;
+}
+
+/** Throws `invalid_request` (400), saying which models rerank, unless a stored model is a reranker. */
+export function assertCanRerank(record: ModelRecord): void {
+  if (isReranker(record.gguf)) return;
+  const kind = isEmbeddingOnly(record.gguf)
+    ? `an embedding model (pooling type ${record.gguf.poolingType ?? 'none'}; use /v1/embeddings for it)`
+    : 'a chat model (use a chat endpoint for it)';
+  throw new LmtabError(
+    'invalid_request',
+    `Model "${record.id}" cannot rerank: expected a reranker (a GGUF whose ` +
+      `${record.gguf.architecture}.pooling_type is rank, such as bge-reranker or ` +
+      `jina-reranker), received ${kind}.`,
+    { param: 'model' },
+  );
+}
+
 /** Throws `invalid_request` (400) unless a stored model can embed. */
 export function assertCanEmbed(record: ModelRecord): EmbeddingPooling {
   const pooling = embeddingPooling(record.gguf);
@@ -69,7 +96,7 @@ export function assertCanEmbed(record: ModelRecord): EmbeddingPooling {
   const declared =
     record.gguf.poolingType === undefined
       ? 'no pooling type'
-      : `pooling type ${record.gguf.poolingType} (${record.gguf.poolingType === 4 ? 'rank: a reranker' : 'none: one vector per token'})`;
+      : `pooling type ${record.gguf.poolingType} (${record.gguf.poolingType === rankPooling ? 'rank: a reranker, for /v1/rerank' : 'none: one vector per token'})`;
   throw new LmtabError(
     'invalid_request',
     `Model "${record.id}" cannot embed: expected an embedding model (a GGUF whose ` +
@@ -83,6 +110,15 @@ export function assertCanEmbed(record: ModelRecord): EmbeddingPooling {
 /** Throws `invalid_request` (400) when a stored model can only embed, not generate text. */
 export function assertCanGenerate(record: ModelRecord): void {
   if (!isEmbeddingOnly(record.gguf)) return;
+  if (isReranker(record.gguf)) {
+    throw new LmtabError(
+      'invalid_request',
+      `Model "${record.id}" is a reranker (${record.gguf.architecture}, pooling type rank): it ` +
+        'cannot generate text. Expected a chat or completion model; send its query and ' +
+        'documents to /v1/rerank instead.',
+      { param: 'model' },
+    );
+  }
   throw new LmtabError(
     'invalid_request',
     `Model "${record.id}" is an embedding model (${record.gguf.architecture}` +

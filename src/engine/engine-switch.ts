@@ -3,6 +3,7 @@ import type { ModelFormat, ModelStore } from '../store/index.js';
 import { assertCanGenerate } from './embedding-model.js';
 import type {
   EmbedRequest,
+  RerankRequest,
   Engine,
   EngineInfo,
   GenerateEvent,
@@ -78,5 +79,7 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
     // Embedding models are small and load beside a chat model: no other engine is unloaded.
     embed: async (request: EmbedRequest, embedOptions?: GenerateOptions) =>
       engines[await formatOf(request.model)].embed(request, embedOptions),
+    rerank: async (request: RerankRequest, rerankOptions?: GenerateOptions) =>
+      engines[await formatOf(request.model)].rerank(request, rerankOptions),
   };
 }

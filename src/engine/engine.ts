@@ -290,6 +290,25 @@ export interface EmbedResult {
   timings: Pick<Timings, 'loadMs' | 'totalMs'>;
 }
 
+/** The internal rerank request (llama-server's `/v1/rerank`, Cohere's and Jina's shapes). */
+export interface RerankRequest {
+  /** Id of a reranker in the store (a GGUF whose pooling type is `rank`). */
+  model: string;
+  query: string;
+  /** Each is scored against the query, on its own. */
+  documents: string[];
+}
+
+/** Each document's relevance to the query, as the reranker scores it. */
+export interface RerankResult {
+  /** One score per document, in the documents' order (higher is more relevant). */
+  scores: number[];
+  /** Tokens of every query-and-document pair the model read. */
+  promptTokens: number;
+  /** Durations in milliseconds: loading the model (0 when resident), and the whole request. */
+  timings: Pick<Timings, 'loadMs' | 'totalMs'>;
+}
+
 /** Runs models from the store. Implementations: wllama (GGUF), web-llm (MLC), and a switch over both. */
 export interface Engine {
   /** Generates for one request, loading (or swapping to) its model first. */
@@ -311,6 +330,8 @@ export interface Engine {
   supportsImages(record: ModelRecord): boolean;
   /** Embeds inputs with an embedding model, loaded beside any resident chat model. */
   embed(request: EmbedRequest, options?: GenerateOptions): Promise<EmbedResult>;
+  /** Scores documents against a query with a reranker, loaded as embedding models are. */
+  rerank(request: RerankRequest, options?: GenerateOptions): Promise<RerankResult>;
 }
 
 /** Load settings a person chooses (Developer tab); absent fields use the engine's defaults. */

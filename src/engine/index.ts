@@ -24,6 +24,8 @@ export type { Capabilities } from './capability-probe.js';
 export {
   assertCanEmbed,
   assertCanGenerate,
+  assertCanRerank,
+  isReranker,
   embeddingPooling,
   isEmbeddingOnly,
   modelCapabilities,
@@ -36,6 +38,8 @@ export type {
   EmbedRequest,
   EmbedResult,
   Engine,
+  RerankRequest,
+  RerankResult,
   EngineInfo,
   EngineSettings,
   FinishReason,

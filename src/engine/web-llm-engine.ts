@@ -307,6 +307,14 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     info: async () => residency.resident()?.info ?? baseInfo(await capabilitiesOnce(), 0),
     supportsImages: (record) => record.source.kind === 'mlc' && record.source.vision,
     embed: (request) => Promise.reject(cannotEmbed(request.model)),
+    rerank: (request) =>
+      Promise.reject(
+        new LmtabError(
+          'invalid_request',
+          `Model "${request.model}" cannot rerank: expected a GGUF reranker (a GGUF whose pooling type is rank, run by wllama), received an MLC chat model (run by web-llm, which lmtab uses for chat only).`,
+          { param: 'model' },
+        ),
+      ),
   };
 }
 

@@ -2,7 +2,7 @@ import { WllamaAbortError, WllamaError, type Wllama } from '@wllama/wllama/esm/i
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 import { createWllamaFor, type CpuBuild } from './cpu-build.js';
-import { assertCanEmbed } from './embedding-model.js';
+import { assertCanEmbed, assertCanRerank, isReranker } from './embedding-model.js';
 import type {
   EmbedInput,
   EmbedRequest,
@@ -10,6 +10,8 @@ import type {
   EngineInfo,
   GenerateOptions,
   LoadedModel,
+  RerankRequest,
+  RerankResult,
 } from './engine.js';
 import { loadWllama } from './load-wllama.js';
 import { BackendRecord } from './backend-record.js';
@@ -41,6 +43,8 @@ export interface WllamaEmbedderOptions {
 /** Embedding models, loaded beside the chat engine's resident model (see {@link createWllamaEmbedder}). */
 export interface WllamaEmbedder {
   embed(request: EmbedRequest, options?: GenerateOptions): Promise<EmbedResult>;
+  /** Scores documents against a query with a reranker (pooling `rank`), loaded in the same place. */
+  rerank(request: RerankRequest, options?: GenerateOptions): Promise<RerankResult>;
   /** Unloads the embedding model (any, when none is named). */
   unload(model?: string): Promise<void>;
   /** The resident embedding model, if any. */
@@ -90,7 +94,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
   const defaultContextLength = options.contextLength ?? 2048;
 
   async function start(record: ModelRecord, planned: EngineInfo, contextLength: number) {
-    const pooling = assertCanEmbed(record);
+    const pooling = poolingOf(record);
     const blobs = await options.store.open(record.id);
     const log = new LogRing(200);
     // Its backend lines, kept whole for confirmBackend (the ring may drop them).
@@ -120,7 +124,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
   }
 
   async function loadRecord(record: ModelRecord, requested: number | undefined) {
-    assertCanEmbed(record);
+    poolingOf(record);
     const trained = record.gguf.contextLength;
     const contextLength = Math.min(
       requested ?? trained ?? defaultContextLength,
@@ -178,6 +182,69 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       }
       // An input llama.cpp refused (see refusal()) leaves the instance working.
       if (error instanceof LmtabError) throw error;
+      const failure = toLmtabError(error);
+      if (failure.code !== 'engine_failure') throw failure;
+      current.broken = true;
+      throw new LmtabError(
+        'engine_failure',
+        `${failure.message}. Last engine log: ${current.log.tail(3)}`,
+        { cause: error },
+      );
+    } finally {
+      residency.release(current);
+    }
+  }
+
+  /**
+   * Scores each document against the query with wllama's rerank call, which posts one llama.cpp
+   * task per pair (llama.cpp formats it as the model's rerank template or query, separator,
+   * document) and reads its score from the classifier head.
+   */
+  async function rerank(
+    request: RerankRequest,
+    rerankOptions: GenerateOptions = {},
+  ): Promise<RerankResult> {
+    const { signal } = rerankOptions;
+    const started = options.clock();
+    const record = await options.store.get(request.model);
+    if (record) assertCanRerank(record);
+    // The longest pair sizes the context, as the longest input does for embeddings.
+    const pairs = request.documents.map((document) => `${request.query}  ${document}`);
+    const { current, loadMs } = await residency.acquire(
+      request.model,
+      requestContext(pairs, record?.gguf.contextLength),
+      signal,
+    );
+    const timings = () => ({ loadMs, totalMs: options.clock() - started });
+    try {
+      if (request.documents.length === 0)
+        return { scores: [], promptTokens: 0, timings: timings() };
+      signal?.throwIfAborted();
+      const answer = await current.wllama.createRerank({
+        query: request.query,
+        documents: request.documents,
+      });
+      const scores = request.documents.map(() => Number.NaN);
+      for (const result of answer.results) scores[result.index] = result.relevance_score;
+      if (scores.some((score) => !Number.isFinite(score))) {
+        throw new WllamaError(
+          'The engine left a document without a finite score',
+          'inference_error',
+        );
+      }
+      return { scores, promptTokens: answer.usage.prompt_tokens, timings: timings() };
+    } catch (error) {
+      if (error instanceof WllamaAbortError || signal?.aborted === true) {
+        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof WllamaError && isOverContext(message)) {
+        throw new LmtabError(
+          'invalid_request',
+          `A query and document together are longer than ${current.model}'s context of ${current.contextLength.toLocaleString('en')} tokens (${message}); expected shorter documents.`,
+          { param: 'documents', cause: error },
+        );
+      }
       const failure = toLmtabError(error);
       if (failure.code !== 'engine_failure') throw failure;
       current.broken = true;
@@ -270,6 +337,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
 
   return {
     embed,
+    rerank,
     unload: (model?: string) => residency.unload(model),
     loaded: () => {
       const current = residency.resident();
@@ -325,6 +393,11 @@ async function read(
     throw new WllamaError('The engine finished an embedding without an answer', 'inference_error');
   }
   return found;
+}
+
+/** How a stored model's vectors are pooled: `rank` for a reranker, else its embedding pooling. */
+function poolingOf(record: ModelRecord): 'mean' | 'cls' | 'last' | 'rank' {
+  return isReranker(record.gguf) ? 'rank' : assertCanEmbed(record);
 }
 
 /** llama.cpp's refusals of an input that does not fit the batch or the slot's context. */

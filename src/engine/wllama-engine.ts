@@ -554,6 +554,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
   return {
     generate,
     embed: embedder.embed,
+    rerank: embedder.rerank,
     countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
       describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),

@@ -154,6 +154,29 @@ export function tinyBertModel(options: TinyBertOptions = {}): GgufModel {
   return { metadata, tensors };
 }
 
+/** llama.cpp's `LLAMA_POOLING_TYPE_RANK`. */
+export const rankPooling = 4;
+
+/**
+ * The tiny encoder as a reranker (as bge-reranker and jina-reranker are converted): pooling `rank`,
+ * and a classification head that llama.cpp applies to the first token's vector: `cls` (a dense
+ * layer and tanh) and `cls.output` (one score).
+ */
+export function tinyBertRerankerModel(): GgufModel {
+  const model = tinyBertModel({ name: 'tiny-bert-reranker', poolingType: rankPooling });
+  const e = tinyBertConfig.embedding;
+  return {
+    metadata: model.metadata,
+    tensors: [
+      ...model.tensors,
+      { name: 'cls.weight', dims: [e, e], type: 'F16', data: { kind: 'normal', std: 0.2 } },
+      { name: 'cls.bias', dims: [e], type: 'F32', data: { kind: 'constant', value: 0 } },
+      { name: 'cls.output.weight', dims: [e, 1], type: 'F32', data: { kind: 'normal', std: 0.5 } },
+      { name: 'cls.output.bias', dims: [1], type: 'F32', data: { kind: 'constant', value: 0 } },
+    ],
+  };
+}
+
 /** The tiny `lfm2` decoder with `lfm2.pooling_type` = last: an embedding model made from a decoder. */
 export function tinyLfm2EmbedModel(): GgufModel {
   const model = lfm2Model({ name: 'tiny-lfm2-embed' });
@@ -169,11 +192,14 @@ export interface EmbeddingFixturePaths {
   bert: string;
   /** `tiny-lfm2-embed.gguf`: the decoder with last-token pooling. */
   lfm2Embed: string;
+  /** `tiny-bert-reranker.gguf`: the encoder with rank pooling and a classification head. */
+  bertReranker: string;
 }
 
 const files: Record<keyof EmbeddingFixturePaths, [string, () => GgufModel]> = {
   bert: ['tiny-bert.gguf', () => tinyBertModel()],
   lfm2Embed: ['tiny-lfm2-embed.gguf', tinyLfm2EmbedModel],
+  bertReranker: ['tiny-bert-reranker.gguf', tinyBertRerankerModel],
 };
 
 /** What `readGgufSummary` must report for the tiny encoder. */

@@ -86,6 +86,8 @@ const basePorts = {
   agentsProxy: 21372,
   /** openapi-conformance.spec.ts: the real engine's answers checked against the official specs. */
   relayConformance: 21373,
+  /** rerank-clients.spec.ts: the Vercel AI SDK's rerank through the relay. */
+  relayRerank: 21374,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -10,6 +10,7 @@ import type {
   GenerateRequest,
   LoadedModel,
   LoadOptions,
+  RerankRequest,
   Timings,
 } from '../../engine/index.js';
 import type { ModelRecord } from '../../store/index.js';
@@ -36,6 +37,7 @@ export interface FakeScript {
 export interface FakeEngine extends Engine {
   requests: GenerateRequest[];
   embedRequests: EmbedRequest[];
+  rerankRequests: RerankRequest[];
   signals: AbortSignal[];
   /** Generations started and not yet ended (the engine's active count). */
   running: number;
@@ -67,6 +69,7 @@ export function createFakeEngine(
   const engine: FakeEngine = {
     requests: [],
     embedRequests: [],
+    rerankRequests: [],
     signals: [],
     running: 0,
     loads: [],
@@ -109,8 +112,27 @@ export function createFakeEngine(
         timings: { loadMs: fakeTimings.loadMs, totalMs: fakeTimings.totalMs },
       });
     },
+    rerank(request: RerankRequest) {
+      engine.rerankRequests.push(request);
+      return Promise.resolve({
+        scores: request.documents.map((document) => fakeRelevance(request.query, document)),
+        promptTokens: request.documents.reduce(
+          (sum, document) => sum + fakeTokens(request.query) + fakeTokens(document) + 3,
+          0,
+        ),
+        timings: { loadMs: fakeTimings.loadMs, totalMs: fakeTimings.totalMs },
+      });
+    },
   };
   return engine;
+}
+
+/** The fake reranker's score: the share of the query's words the document has, less its length / 1000. */
+export function fakeRelevance(query: string, document: string): number {
+  const words = new Set(document.toLowerCase().split(/\W+/).filter(Boolean));
+  const asked = query.toLowerCase().split(/\W+/).filter(Boolean);
+  const found = asked.filter((word) => words.has(word)).length;
+  return found / Math.max(1, asked.length) - document.length / 1000;
 }
 
 /** Dimension of the fake engine's vectors. */

@@ -33,8 +33,17 @@ export function modelRecordFixture(overrides: Partial<ModelRecord> = {}): ModelR
   };
 }
 
-/** The embedding models the API tests store: BERT with CLS pooling, nomic-bert with mean pooling. */
+/**
+ * The embedding models the API tests store: BERT with CLS pooling, nomic-bert with mean pooling,
+ * and a BERT reranker (pooling rank).
+ */
 const embedderShapes = {
+  'bge-reranker': {
+    architecture: 'bert',
+    parameterCount: 278_000_000,
+    contextLength: 512,
+    poolingType: 4,
+  },
   'bge-small': {
     architecture: 'bert',
     parameterCount: 33_000_000,
@@ -49,7 +58,7 @@ const embedderShapes = {
   },
 } as const;
 
-/** A stored embedding model for tests: `bge-small` or `nomic-embed`, 8 dimensions, F16. */
+/** A stored embedding model for tests (`bge-small`, `nomic-embed`, or the reranker `bge-reranker`), 8 dimensions, F16. */
 export function embedderRecordFixture(id: keyof typeof embedderShapes): ModelRecord {
   return modelRecordFixture({
     id,

@@ -16,7 +16,7 @@ describe('createRouter', () => {
           'No route for GET /v1/audio/speech: expected one of POST /v1/chat/completions, ' +
           'POST /v1/completions, GET /v1/models, GET /v1/models/{id}, POST /v1/responses, ' +
           'GET /v1/responses/{id}, DELETE /v1/responses/{id}, POST /v1/messages, ' +
-          'POST /v1/messages/count_tokens, POST /v1/embeddings.',
+          'POST /v1/messages/count_tokens, POST /v1/embeddings, POST /v1/rerank, POST /v1/reranking.',
         type: 'not_found_error',
         param: null,
         code: 'not_found',

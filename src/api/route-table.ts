@@ -7,8 +7,11 @@ import { openAiTokens } from './openai/openai-tokens.js';
 import { responsesTokens } from './responses/responses-tokens.js';
 import type { TokenReader } from './token-reader.js';
 
-/** The path prefixes the API answers under; everything else is the app. */
-export const apiPrefixes = ['/v1', '/api'] as const;
+/**
+ * The path prefixes the API answers under; everything else is the app. `/rerank` and `/reranking`
+ * are llama-server's bare rerank routes.
+ */
+export const apiPrefixes = ['/v1', '/api', '/rerank', '/reranking'] as const;
 
 /** Who may call a route on a cloud app: `api` keys infer and read, `admin` keys change models. */
 export type RouteScope = 'api' | 'admin';
@@ -91,15 +94,9 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
 const rowsAt = (pathname: string): RouteRow[] =>
   routeTable.filter((row) => matchPath(row.path, pathname.split('?')[0] ?? '') !== undefined);
 
-/** Paths the engine answers outside its prefixes: llama-server's bare rerank routes. */
-export const apiPaths = ['/rerank', '/reranking'] as const;
-
-/** Paths the engine answers: the API's prefixes (`/v1`, `/api`), known routes or not, and {@link apiPaths}. */
+/** Paths the engine answers: the API's prefixes, known routes or not. */
 export function isApiPath(pathname: string): boolean {
-  return (
-    apiPrefixes.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`)) ||
-    (apiPaths as readonly string[]).includes(pathname)
-  );
+  return apiPrefixes.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }
 
 /** The scope a path needs (query ignored): `admin` when a route there changes models. */

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Page } from 'playwright-core';
 import type { BenchModelFile } from './models.js';
 import type { BenchPageApi, PageInfo } from './page/bench-api.js';
-import { samplePeakRss, treeRssBytes } from './process-memory.js';
+import { samplePeakRss, treeRssParts, type RssParts } from './process-memory.js';
 import { WordTexts, type BenchSettings } from './workload.js';
 
 /** The repository root (the bench runs from it). */
@@ -74,9 +74,27 @@ export const textsFor = (ctx: Context, model: BenchModelFile) => {
 export function memory(ctx: Context) {
   if (ctx.browserPid === undefined) return { stop: () => ({}) };
   const pid = ctx.browserPid;
-  const baseline = treeRssBytes(pid);
+  const baseline = treeRssParts(pid);
   const sampler = samplePeakRss(pid, 500);
+  const inMib = (parts: RssParts) => ({
+    anonMiB: mib(parts.anon),
+    fileMiB: mib(parts.file),
+    shmemMiB: mib(parts.shmem),
+    anonByTypeMiB: Object.fromEntries(
+      Object.entries(parts.anonByType).map(([type, bytes]) => [type, mib(bytes)]),
+    ),
+  });
   return {
-    stop: () => ({ peakMemoryMiB: mib(sampler.stop()), baselineMemoryMiB: mib(baseline) }),
+    stop: () => {
+      const { peak, parts } = sampler.stopWithParts();
+      return {
+        peakMemoryMiB: mib(peak),
+        baselineMemoryMiB: mib(baseline.anon + baseline.file + baseline.shmem),
+        // VmRSS by kind: anonymous (the engine's heap), file-backed (mapped files, page cache the
+        // kernel can drop), shared memory. At the peak, and before loading.
+        peakMemoryParts: inMib(parts),
+        baselineMemoryParts: inMib(baseline),
+      };
+    },
   };
 }

@@ -5,6 +5,14 @@ import type { CapabilityCheck } from './page/bench-api.js';
 import type { Figure } from './stats.js';
 import type { BenchQuant, BenchSettings, BenchSize } from './workload.js';
 
+/** Resident memory by kind, MiB, and the anonymous part by Chromium process type. */
+export interface MemoryParts {
+  anonMiB: number;
+  fileMiB: number;
+  shmemMiB: number;
+  anonByTypeMiB: Record<string, number>;
+}
+
 /** One engine on one compute path: speeds, turn latencies, load time and memory. */
 export interface EngineRow {
   size: BenchSize;
@@ -27,6 +35,9 @@ export interface EngineRow {
    */
   build?: string;
   kernels?: string;
+  /** {@link peakMemoryMiB}'s sample split into anonymous, file-backed and shared resident memory. */
+  peakMemoryParts?: MemoryParts;
+  baselineMemoryParts?: MemoryParts;
   threads: number;
   /** Whether this path ran here; when not, `reason` says why. */
   available: boolean;

@@ -77,10 +77,18 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 8192,
     rollupOptions: {
-      input: { main: 'index.html', sw: 'sw/sw.ts' },
+      input: {
+        main: 'index.html',
+        sw: 'sw/sw.ts',
+        'lmtab-language-model': 'src/prompt-api/script.ts',
+      },
       output: {
-        // The service worker must sit at the root to control the whole origin.
-        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+        // The service worker must sit at the root to control the whole origin; the Prompt API's
+        // script tag form keeps a name pages can write.
+        entryFileNames: (chunk) =>
+          chunk.name === 'sw' || chunk.name === 'lmtab-language-model'
+            ? `${chunk.name}.js`
+            : 'assets/[name]-[hash].js',
       },
     },
   },

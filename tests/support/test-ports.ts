@@ -88,6 +88,8 @@ const basePorts = {
   relayConformance: 21373,
   /** rerank-clients.spec.ts: the Vercel AI SDK's rerank through the relay. */
   relayRerank: 21374,
+  /** prompt-api.spec.ts: lmtab's LanguageModel from Node through the relay. */
+  relayPromptApi: 21375,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

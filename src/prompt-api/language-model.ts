@@ -1,0 +1,494 @@
+/**
+ * Chrome's Prompt API (`LanguageModel`, https://webmachinelearning.github.io/prompt-api/) backed by
+ * lmtab: a page written for Chrome's built-in model runs, in any browser, on an LFM model served by
+ * lmtab in that page (its service worker answers same-origin `/v1` and `/api`) or by a relay.
+ *
+ * Each session keeps its conversation here and sends it whole to `/v1/chat/completions` (llama.cpp's
+ * prompt cache reuses the unchanged prefix): `prompt` and `promptStreaming` answer the next turn,
+ * `responseConstraint` becomes a `json_schema` response format, `append` adds turns without an
+ * answer, `measureContextUsage` counts tokens through `/v1/messages/count_tokens` (the model's own
+ * tokenizer and template), and `create` downloads a model that is not stored yet through
+ * `/api/pull`, reporting `downloadprogress` to its `monitor`. Tools, images and audio are not
+ * offered yet: `availability` answers `unavailable` for them and `create` refuses them.
+ */
+
+/** Where a page's `LanguageModel` sends its requests, and which model answers. */
+export interface LanguageModelBackend {
+  /** Origin (and optional path) of lmtab: the page's own origin, or a relay's URL. */
+  baseUrl: string;
+  /** The stored model (or a hub name `/api/pull` takes) that answers every session. */
+  model: string;
+  /** Headers sent with every request (a relay's `Authorization`, for example). */
+  headers?: Record<string, string>;
+  /** The fetch to use; default the global one. */
+  fetch?: typeof fetch;
+  /**
+   * The most tokens one answer may have (`max_tokens`); default none: the answer ends where the
+   * model ends it or the context is full, as Chrome's does.
+   */
+  maxTokens?: number;
+}
+
+export type Availability = 'unavailable' | 'downloadable' | 'downloading' | 'available';
+type Role = 'system' | 'user' | 'assistant';
+
+interface MessageContent {
+  type: 'text' | 'image' | 'audio' | 'tool-call' | 'tool-response';
+  value: unknown;
+}
+
+/** One message of a prompt, as the Prompt API takes it. */
+export interface LanguageModelMessage {
+  role: Role;
+  content: string | MessageContent[];
+  prefix?: boolean;
+}
+
+export type LanguageModelPrompt = string | LanguageModelMessage[];
+
+interface Expected {
+  type: MessageContent['type'];
+  languages?: string[];
+}
+
+export interface LanguageModelCreateCoreOptions {
+  topK?: number;
+  temperature?: number;
+  expectedInputs?: Expected[];
+  expectedOutputs?: Expected[];
+  tools?: unknown[];
+}
+
+/** What `monitor` receives: it fires `downloadprogress` while a model downloads. */
+export interface CreateMonitor extends EventTarget {
+  ondownloadprogress: ((event: Event) => void) | null;
+}
+
+export interface LanguageModelCreateOptions extends LanguageModelCreateCoreOptions {
+  signal?: AbortSignal;
+  monitor?: (monitor: CreateMonitor) => void;
+  initialPrompts?: LanguageModelMessage[];
+}
+
+export interface LanguageModelPromptOptions {
+  responseConstraint?: object;
+  omitResponseConstraintInput?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One chat message as `/v1/chat/completions` takes it. */
+interface ChatMessage {
+  role: Role;
+  content: string;
+}
+
+/** The sampling defaults and limits `LanguageModel.params()` answers (LFM2's recommended sampling). */
+const params = { defaultTopK: 40, maxTopK: 128, defaultTemperature: 0.3, maxTemperature: 2 };
+
+/** The event `downloadprogress` carries: `loaded` from 0 to 1 of `total` 1. */
+export class DownloadProgressEvent extends Event {
+  readonly lengthComputable = true;
+  readonly total = 1;
+  constructor(readonly loaded: number) {
+    super('downloadprogress');
+  }
+}
+
+function domError(name: string, message: string): Error {
+  return typeof DOMException === 'function'
+    ? new DOMException(message, name)
+    : Object.assign(new Error(message), { name });
+}
+
+/** The text of a prompt's messages; images, audio and tool turns are refused. */
+function toMessages(input: LanguageModelPrompt): ChatMessage[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) return [{ role: 'user', content: String(input) }];
+  return input.map((message) => {
+    if (message.prefix === true) {
+      throw domError('NotSupportedError', "lmtab's LanguageModel does not continue a prefix yet");
+    }
+    if (typeof message.content === 'string') {
+      return { role: message.role, content: message.content };
+    }
+    const parts = message.content.map((part) => {
+      if (part.type !== 'text') {
+        throw domError(
+          'NotSupportedError',
+          `lmtab's LanguageModel takes text content; received ${part.type}`,
+        );
+      }
+      return String(part.value);
+    });
+    return { role: message.role, content: parts.join('') };
+  });
+}
+
+function checkOptions(options: LanguageModelCreateCoreOptions): void {
+  const other = [...(options.expectedInputs ?? []), ...(options.expectedOutputs ?? [])].find(
+    (expected) => expected.type !== 'text',
+  );
+  if (other) {
+    throw domError(
+      'NotSupportedError',
+      `lmtab's LanguageModel takes and gives text; ${other.type} was asked`,
+    );
+  }
+  if ((options.tools ?? []).length > 0) {
+    throw domError('NotSupportedError', "lmtab's LanguageModel does not run tools yet");
+  }
+  if ((options.topK === undefined) !== (options.temperature === undefined)) {
+    throw domError('NotSupportedError', 'topK and temperature must be given together');
+  }
+  if (options.topK !== undefined && !(options.topK >= 1)) {
+    throw domError('NotSupportedError', `topK must be at least 1; received ${options.topK}`);
+  }
+}
+
+/** An error answer of lmtab's API as the exception the Prompt API throws. */
+async function failure(response: Response): Promise<Error> {
+  const text = await response.text();
+  let message = text;
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } | string };
+    message = typeof body.error === 'string' ? body.error : (body.error?.message ?? text);
+  } catch {
+    // Not JSON: the text as it came.
+  }
+  const name = response.status === 400 ? 'NotSupportedError' : 'OperationError';
+  return domError(name, `lmtab answered ${response.status}: ${message}`);
+}
+
+/**
+ * A `LanguageModel` class for a page: `LanguageModel.create()`, `.availability()`, `.params()`, and
+ * sessions with `prompt`, `promptStreaming`, `append`, `measureContextUsage`, `clone` and
+ * `destroy`, answered by `backend`.
+ */
+export function createLanguageModelClass(backend: LanguageModelBackend) {
+  const base = backend.baseUrl.replace(/\/+$/, '');
+  const doFetch = backend.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
+  const post = (path: string, body: unknown, signal?: AbortSignal) =>
+    doFetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...backend.headers },
+      body: JSON.stringify(body),
+      signal,
+    });
+
+  async function stored(): Promise<boolean> {
+    const response = await doFetch(`${base}/v1/models`, { headers: backend.headers });
+    if (!response.ok) throw await failure(response);
+    const list = (await response.json()) as { data?: { id: string }[] };
+    return (list.data ?? []).some(
+      (model) => model.id === backend.model || `${model.id}:latest` === backend.model,
+    );
+  }
+
+  /** The model's context length, from `/api/show`. */
+  async function contextWindow(): Promise<number> {
+    const response = await post('/api/show', { model: backend.model });
+    if (!response.ok) return Infinity;
+    const show = (await response.json()) as { model_info?: Record<string, unknown> };
+    const entry = Object.entries(show.model_info ?? {}).find(([key]) =>
+      key.endsWith('.context_length'),
+    );
+    return typeof entry?.[1] === 'number' ? entry[1] : Infinity;
+  }
+
+  /** Downloads the model through `/api/pull`, telling `monitor` how far it is (0 to 1). */
+  async function pull(monitor: EventTarget, signal?: AbortSignal): Promise<void> {
+    const response = await post('/api/pull', { model: backend.model, stream: true }, signal);
+    if (!response.ok || !response.body) throw await failure(response);
+    monitor.dispatchEvent(new DownloadProgressEvent(0));
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    let last = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += value;
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines.filter((l) => l.trim() !== '')) {
+        const status = JSON.parse(line) as { completed?: number; total?: number; error?: string };
+        if (status.error) throw domError('NetworkError', `The download failed: ${status.error}`);
+        if (status.total && status.completed !== undefined) {
+          // Below 1 until the pull ends: 1 means the model is ready.
+          const loaded = Math.min(0.99, status.completed / status.total);
+          if (loaded > last) monitor.dispatchEvent(new DownloadProgressEvent((last = loaded)));
+        }
+      }
+    }
+    monitor.dispatchEvent(new DownloadProgressEvent(1));
+  }
+
+  /** Tokens of `messages` as the model reads them (its tokenizer and chat template). */
+  async function countTokens(messages: ChatMessage[], signal?: AbortSignal): Promise<number> {
+    const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
+    const rest = messages.filter((m) => m.role !== 'system');
+    const response = await post(
+      '/v1/messages/count_tokens',
+      {
+        model: backend.model,
+        ...(system.length > 0 ? { system: system.join('\n') } : {}),
+        messages: rest.length > 0 ? rest : [{ role: 'user', content: '' }],
+      },
+      signal,
+    );
+    if (!response.ok) throw await failure(response);
+    return ((await response.json()) as { input_tokens: number }).input_tokens;
+  }
+
+  class LanguageModel extends EventTarget {
+    #messages: ChatMessage[];
+    #usage: number;
+    #destroyed = false;
+    #controller = new AbortController();
+    oncontextoverflow: ((event: Event) => void) | null = null;
+    onquotaoverflow: ((event: Event) => void) | null = null;
+
+    private constructor(
+      messages: ChatMessage[],
+      usage: number,
+      readonly contextWindow: number,
+      readonly topK: number,
+      readonly temperature: number,
+      signal?: AbortSignal,
+    ) {
+      super();
+      this.#messages = messages;
+      this.#usage = usage;
+      signal?.addEventListener('abort', () => this.destroy(), { once: true });
+    }
+
+    static async availability(options: LanguageModelCreateCoreOptions = {}): Promise<Availability> {
+      try {
+        checkOptions(options);
+      } catch {
+        return 'unavailable';
+      }
+      return (await stored()) ? 'available' : 'downloadable';
+    }
+
+    static params(): Promise<typeof params> {
+      return Promise.resolve({ ...params });
+    }
+
+    static async create(options: LanguageModelCreateOptions = {}): Promise<LanguageModel> {
+      checkOptions(options);
+      options.signal?.throwIfAborted();
+      const monitor = Object.assign(new EventTarget(), {
+        ondownloadprogress: null as ((event: Event) => void) | null,
+      });
+      monitor.addEventListener('downloadprogress', (event) => monitor.ondownloadprogress?.(event));
+      options.monitor?.(monitor);
+      if (!(await stored())) await pull(monitor, options.signal);
+      const initial = toMessages(options.initialPrompts ?? []);
+      if (initial.some((m, i) => m.role === 'system' && i > 0)) {
+        throw domError('TypeError', 'A system prompt must come first in initialPrompts');
+      }
+      // Loads the model (Ollama's load request), so the first prompt does not wait for it.
+      const loaded = await post('/api/generate', { model: backend.model }, options.signal);
+      if (!loaded.ok) throw await failure(loaded);
+      await loaded.body?.cancel();
+      const usage = initial.length > 0 ? await countTokens(initial, options.signal) : 0;
+      return new LanguageModel(
+        initial,
+        usage,
+        await contextWindow(),
+        options.topK ?? params.defaultTopK,
+        options.temperature ?? params.defaultTemperature,
+        options.signal,
+      );
+    }
+
+    /** Tokens the conversation holds (the deprecated name is `inputUsage`). */
+    get contextUsage(): number {
+      return this.#usage;
+    }
+
+    get inputUsage(): number {
+      return this.#usage;
+    }
+
+    get inputQuota(): number {
+      return this.contextWindow;
+    }
+
+    get samplingMode(): string {
+      return 'default';
+    }
+
+    #check(signal?: AbortSignal): AbortSignal {
+      if (this.#destroyed) throw domError('InvalidStateError', 'The session was destroyed');
+      signal?.throwIfAborted();
+      return signal ? AbortSignal.any([signal, this.#controller.signal]) : this.#controller.signal;
+    }
+
+    #request(turn: ChatMessage[], options: LanguageModelPromptOptions, stream: boolean) {
+      if (options.responseConstraint instanceof RegExp) {
+        throw domError('NotSupportedError', 'A RegExp responseConstraint is not supported');
+      }
+      return {
+        model: backend.model,
+        messages: [...this.#messages, ...turn],
+        temperature: this.temperature,
+        top_k: this.topK,
+        ...(backend.maxTokens !== undefined ? { max_tokens: backend.maxTokens } : {}),
+        stream,
+        ...(stream ? { stream_options: { include_usage: true } } : {}),
+        ...(options.responseConstraint
+          ? {
+              response_format: {
+                type: 'json_schema',
+                json_schema: { name: 'response', schema: options.responseConstraint, strict: true },
+              },
+            }
+          : {}),
+      };
+    }
+
+    /** Keeps a finished turn and the tokens the conversation now holds. */
+    #record(turn: ChatMessage[], answer: string, usage: number | undefined): void {
+      this.#messages.push(...turn, { role: 'assistant', content: answer });
+      if (usage !== undefined) this.#usage = usage;
+      if (this.#usage > this.contextWindow) {
+        for (const type of ['contextoverflow', 'quotaoverflow'] as const) {
+          const event = new Event(type);
+          this[`on${type}`]?.(event);
+          this.dispatchEvent(event);
+        }
+      }
+    }
+
+    async prompt(
+      input: LanguageModelPrompt,
+      options: LanguageModelPromptOptions = {},
+    ): Promise<string> {
+      const signal = this.#check(options.signal);
+      const turn = toMessages(input);
+      const response = await post(
+        '/v1/chat/completions',
+        this.#request(turn, options, false),
+        signal,
+      );
+      if (!response.ok) throw await failure(response);
+      const body = (await response.json()) as {
+        choices: { message: { content: string | null } }[];
+        usage?: { total_tokens?: number };
+      };
+      const answer = body.choices[0]?.message.content ?? '';
+      this.#record(turn, answer, body.usage?.total_tokens);
+      return answer;
+    }
+
+    promptStreaming(
+      input: LanguageModelPrompt,
+      options: LanguageModelPromptOptions = {},
+    ): ReadableStream<string> {
+      const signal = this.#check(options.signal);
+      const turn = toMessages(input);
+      const request = this.#request(turn, options, true);
+      let reader: ReadableStreamDefaultReader<string> | undefined;
+      let buffered = '';
+      let answer = '';
+      let usage: number | undefined;
+      return new ReadableStream<string>({
+        start: async () => {
+          const response = await post('/v1/chat/completions', request, signal);
+          if (!response.ok || !response.body) throw await failure(response);
+          reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        },
+        pull: async (controller) => {
+          for (;;) {
+            const { value, done } = await reader!.read();
+            if (done) {
+              this.#record(turn, answer, usage);
+              controller.close();
+              return;
+            }
+            buffered += value;
+            const events = buffered.split('\n\n');
+            buffered = events.pop() ?? '';
+            let sent = false;
+            for (const event of events) {
+              const data = event
+                .split('\n')
+                .filter((line) => line.startsWith('data:'))
+                .map((line) => line.slice(5).trim())
+                .join('');
+              if (data === '' || data === '[DONE]') continue;
+              const chunk = JSON.parse(data) as {
+                choices?: { delta?: { content?: string | null } }[];
+                usage?: { total_tokens?: number };
+                error?: { message?: string };
+              };
+              if (chunk.error) throw domError('OperationError', chunk.error.message ?? 'failed');
+              if (chunk.usage?.total_tokens !== undefined) usage = chunk.usage.total_tokens;
+              const text = chunk.choices?.[0]?.delta?.content;
+              if (text) {
+                answer += text;
+                controller.enqueue(text);
+                sent = true;
+              }
+            }
+            if (sent) return;
+          }
+        },
+        cancel: async () => {
+          await reader?.cancel();
+        },
+      });
+    }
+
+    async append(input: LanguageModelPrompt, options: { signal?: AbortSignal } = {}) {
+      const signal = this.#check(options.signal);
+      const turn = toMessages(input);
+      this.#messages.push(...turn);
+      this.#usage = await countTokens(this.#messages, signal);
+    }
+
+    async measureContextUsage(
+      input: LanguageModelPrompt,
+      options: LanguageModelPromptOptions = {},
+    ): Promise<number> {
+      return countTokens(toMessages(input), this.#check(options.signal));
+    }
+
+    measureInputUsage(input: LanguageModelPrompt, options: LanguageModelPromptOptions = {}) {
+      return this.measureContextUsage(input, options);
+    }
+
+    async clone(options: { signal?: AbortSignal } = {}): Promise<LanguageModel> {
+      this.#check(options.signal);
+      return new LanguageModel(
+        this.#messages.map((m) => ({ ...m })),
+        this.#usage,
+        this.contextWindow,
+        this.topK,
+        this.temperature,
+        options.signal,
+      );
+    }
+
+    destroy(): void {
+      this.#destroyed = true;
+      this.#controller.abort(domError('AbortError', 'The session was destroyed'));
+    }
+  }
+  return LanguageModel;
+}
+
+/** The class {@link createLanguageModelClass} makes. */
+export type LanguageModelClass = ReturnType<typeof createLanguageModelClass>;
+
+/**
+ * Puts lmtab's `LanguageModel` on `globalThis` where the browser has none (or where `force` asks
+ * for it over the browser's own); answers whether it did.
+ */
+export function installLanguageModel(backend: LanguageModelBackend, force = false): boolean {
+  const scope = globalThis as { LanguageModel?: unknown };
+  if (scope.LanguageModel !== undefined && !force) return false;
+  scope.LanguageModel = createLanguageModelClass(backend);
+  return true;
+}

@@ -70,9 +70,9 @@ export interface ConnectRelayOptions {
   onEvent?: (event: RelayEvent) => void;
   /**
    * The engine's parallel slots now (those of the model it holds), or undefined while it cannot
-   * tell (no model loaded); asked when the tab joins and after each request it served, and
-   * announced to the relay when they change. Default: always undefined, so the tab announces
-   * {@link defaultEngineSlots}.
+   * tell (no model loaded); asked once the tab has joined (with {@link defaultEngineSlots}) and
+   * after each request it served, and announced to the relay when they change. Default: always
+   * undefined.
    */
   slots?: () => Promise<number | undefined>;
   /** lmtab's version, reported to the relay. */
@@ -326,10 +326,13 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     ]);
     socket = current;
     current.binaryType = 'arraybuffer';
-    current.onopen = async () => {
+    current.onopen = () => {
       delay = retryMs;
-      announced = (await currentSlots()) ?? defaultEngineSlots;
-      if (socket !== current || current.readyState !== WebSocket.OPEN) return;
+      // The tab joins at once, with the default slots; the engine's own follow as a slots frame.
+      // Waiting for them first made a page the service worker did not control yet ask the relay
+      // itself (which has no engine until this tab joins): a join late by the relay's engine wait,
+      // and with `--headless` a headless engine started for nothing.
+      announced = defaultEngineSlots;
       const hello: HelloFrame = {
         type: 'hello',
         capacity: announced,
@@ -338,6 +341,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       };
       current.send(JSON.stringify(hello));
       setState('connected');
+      void announceSlots(current);
     };
     current.onmessage = (event: MessageEvent) => onMessage(current, event.data);
     current.onclose = (event) => {

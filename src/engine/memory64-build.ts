@@ -13,6 +13,7 @@
  * and later).
  */
 
+import { WasmReader } from './wasm-reader.js';
 import {
   findMemory64KernelSlots,
   withMemory64Kernels,
@@ -36,44 +37,6 @@ export function memory64Supported(): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** A reader of a wasm binary's unsigned LEB128 numbers. */
-class Reader {
-  constructor(
-    readonly bytes: Uint8Array,
-    public at = 0,
-  ) {}
-
-  byte(): number {
-    if (this.at >= this.bytes.length) throw new Error('the wasm file ends inside a section');
-    return this.bytes[this.at++]!;
-  }
-
-  leb(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.byte();
-      value += (byte & 0x7f) * scale;
-      if ((byte & 0x80) === 0) return value;
-      scale *= 128;
-    }
-  }
-
-  skip(count: number): void {
-    this.at += count;
-  }
-
-  /** Skips a table's or memory's limits; answers where its maximum is, if it has one. */
-  limits(): { maxAt?: number; maxEnd?: number; flags: number } {
-    const flags = this.byte();
-    this.leb();
-    if ((flags & 1) === 0) return { flags };
-    const maxAt = this.at;
-    this.leb();
-    return { flags, maxAt, maxEnd: this.at };
   }
 }
 
@@ -111,7 +74,7 @@ interface ImportedMemory {
 }
 
 function findImportedMemory(wasm: Uint8Array): ImportedMemory {
-  const reader = new Reader(wasm, 8);
+  const reader = new WasmReader(wasm, 8);
   while (reader.at < wasm.length) {
     const id = reader.byte();
     const sizeAt = reader.at;
@@ -133,7 +96,7 @@ function findImportedMemory(wasm: Uint8Array): ImportedMemory {
       } else if (kind === 2) {
         const { maxAt, maxEnd } = reader.limits();
         if (maxAt === undefined || maxEnd === undefined) break;
-        const max = new Reader(wasm, maxAt).leb();
+        const max = new WasmReader(wasm, maxAt).leb();
         return { sizeAt, start, size, maxAt, maxEnd, max };
       } else if (kind === 3) {
         reader.byte();

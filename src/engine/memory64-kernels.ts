@@ -12,6 +12,7 @@
  */
 
 import { kernelLogLines } from './cpu-build.js';
+import { WasmReader } from './wasm-reader.js';
 
 /** Each kernel's export and the stock build's function it replaces, with its wasm64 type. */
 const kernels = {
@@ -35,52 +36,6 @@ export const memory64KernelLogLines = {
   generic: "lmtab-kernels: this browser has no relaxed SIMD; ggml's generic dot products run",
 } as const;
 
-/** A reader of a wasm binary's sections and LEB128 numbers. */
-class Reader {
-  constructor(
-    readonly bytes: Uint8Array,
-    public at = 0,
-  ) {}
-
-  byte(): number {
-    if (this.at >= this.bytes.length) throw new Error('the wasm file ends inside a section');
-    return this.bytes[this.at++]!;
-  }
-
-  leb(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.byte();
-      value += (byte & 0x7f) * scale;
-      if ((byte & 0x80) === 0) return value;
-      scale *= 128;
-    }
-  }
-
-  /** A signed LEB128 that is a small non-negative number (a segment's offset). */
-  offset(): number {
-    const start = this.at;
-    const value = this.leb();
-    const last = this.bytes[this.at - 1]!;
-    if (last & 0x40) throw new Error(`a negative constant at byte ${start}`);
-    return value;
-  }
-
-  name(): string {
-    const length = this.leb();
-    const text = new TextDecoder().decode(this.bytes.subarray(this.at, this.at + length));
-    this.at += length;
-    return text;
-  }
-
-  limits(): void {
-    const flags = this.byte();
-    this.leb();
-    if (flags & 1) this.leb();
-  }
-}
-
 const valueTypes: Record<number, string> = {
   0x7f: 'i32',
   0x7e: 'i64',
@@ -93,7 +48,7 @@ const valueTypes: Record<number, string> = {
 
 /** What the finder needs of a module: function types, table elements, function names. */
 function readModule(wasm: Uint8Array) {
-  const reader = new Reader(wasm, 8);
+  const reader = new WasmReader(wasm, 8);
   const types: string[] = [];
   const functionTypes: number[] = [];
   const slotsOf = new Map<number, number[]>();

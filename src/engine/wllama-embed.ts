@@ -177,19 +177,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
         timings: { loadMs, totalMs: options.clock() - started },
       };
     } catch (error) {
-      if (error instanceof WllamaAbortError || signal?.aborted === true) {
-        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
-      }
-      // An input llama.cpp refused (see refusal()) leaves the instance working.
-      if (error instanceof LmtabError) throw error;
-      const failure = toLmtabError(error);
-      if (failure.code !== 'engine_failure') throw failure;
-      current.broken = true;
-      throw new LmtabError(
-        'engine_failure',
-        `${failure.message}. Last engine log: ${current.log.tail(3)}`,
-        { cause: error },
-      );
+      throw requestFailure(error, current, signal);
     } finally {
       residency.release(current);
     }
@@ -234,25 +222,15 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       }
       return { scores, promptTokens: answer.usage.prompt_tokens, timings: timings() };
     } catch (error) {
-      if (error instanceof WllamaAbortError || signal?.aborted === true) {
-        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
-      }
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof WllamaError && isOverContext(message)) {
+      if (signal?.aborted !== true && error instanceof WllamaError && isOverContext(message)) {
         throw new LmtabError(
           'invalid_request',
           `A query and document together are longer than ${current.model}'s context of ${current.contextLength.toLocaleString('en')} tokens (${message}); expected shorter documents.`,
           { param: 'documents', cause: error },
         );
       }
-      const failure = toLmtabError(error);
-      if (failure.code !== 'engine_failure') throw failure;
-      current.broken = true;
-      throw new LmtabError(
-        'engine_failure',
-        `${failure.message}. Last engine log: ${current.log.tail(3)}`,
-        { cause: error },
-      );
+      throw requestFailure(error, current, signal);
     } finally {
       residency.release(current);
     }
@@ -393,6 +371,30 @@ async function read(
     throw new WllamaError('The engine finished an embedding without an answer', 'inference_error');
   }
   return found;
+}
+
+/**
+ * The error a failed embedding or rerank request throws: an abort, the request's own fault (an
+ * input llama.cpp refused leaves the instance working), or the engine's, which marks the instance
+ * broken so that the next request reloads it.
+ */
+function requestFailure(
+  error: unknown,
+  current: LoadedEmbedder & ResidencyState,
+  signal: AbortSignal | undefined,
+): LmtabError {
+  if (error instanceof WllamaAbortError || signal?.aborted === true) {
+    return new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
+  }
+  if (error instanceof LmtabError) return error;
+  const failure = toLmtabError(error);
+  if (failure.code !== 'engine_failure') return failure;
+  current.broken = true;
+  return new LmtabError(
+    'engine_failure',
+    `${failure.message}. Last engine log: ${current.log.tail(3)}`,
+    { cause: error },
+  );
 }
 
 /** How a stored model's vectors are pooled: `rank` for a reranker, else its embedding pooling. */

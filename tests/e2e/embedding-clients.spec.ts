@@ -1,11 +1,11 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { expect, test, type Page } from '@playwright/test';
 import { embed, embedMany } from 'ai';
-import { build } from 'esbuild';
 import { Ollama } from 'ollama';
 import OpenAI, { BadRequestError } from 'openai';
 import type { Relay } from '../../src/relay/index.js';
 import { testPorts } from '../support/test-ports.js';
+import { bundleForPage } from './support/app.js';
 import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 const dimension = 64;
@@ -24,27 +24,14 @@ interface ClientAnswers {
 }
 
 /** The three client libraries as page code uses them: `window.embedClients(baseUrl, model)`. */
-let clientBundle: Promise<string> | undefined;
-function bundleClients(): Promise<string> {
-  clientBundle ??= build({
-    stdin: {
-      contents: [
-        "import OpenAI from 'openai';",
-        "import { embed, embedMany } from 'ai';",
-        "import { createOpenAICompatible } from '@ai-sdk/openai-compatible';",
-        "import { Ollama } from 'ollama/browser';",
-        'window.embedClients = { OpenAI, embed, embedMany, createOpenAICompatible, Ollama };',
-      ].join('\n'),
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0]!.text);
-  return clientBundle;
-}
+const bundleClients = () =>
+  bundleForPage([
+    "import OpenAI from 'openai';",
+    "import { embed, embedMany } from 'ai';",
+    "import { createOpenAICompatible } from '@ai-sdk/openai-compatible';",
+    "import { Ollama } from 'ollama/browser';",
+    'window.embedClients = { OpenAI, embed, embedMany, createOpenAICompatible, Ollama };',
+  ]);
 
 /** Every client against one base URL (the SDKs are the same objects in the page and in Node). */
 async function useClients(

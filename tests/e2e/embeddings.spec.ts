@@ -1,8 +1,14 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { Wllama } from '@wllama/wllama';
-import { build } from 'esbuild';
 import { readdir, readFile } from 'node:fs/promises';
-import { fixture, importModel, installOpenAi, openApp, openTab } from './support/app.js';
+import {
+  bundleForPage,
+  fixture,
+  importModel,
+  installOpenAi,
+  openApp,
+  openTab,
+} from './support/app.js';
 
 /** Dimension of the tiny encoder and of the tiny LFM2 decoder. */
 const dimension = 64;
@@ -256,20 +262,11 @@ test('wllama 3.13.0 alone: createEmbedding with an array answers one vector per 
 }) => {
   const wasm = (await readdir('dist/assets')).find((name) => /^wllama-.*\.wasm$/.test(name));
   expect(wasm).toBeDefined();
-  const bundle = await build({
-    stdin: {
-      contents:
-        "import { Wllama } from '@wllama/wllama/esm/index.js'; window.WllamaForTest = Wllama;",
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-  });
+  const bundle = await bundleForPage([
+    "import { Wllama } from '@wllama/wllama/esm/index.js'; window.WllamaForTest = Wllama;",
+  ]);
   await openApp(page);
-  await page.evaluate(bundle.outputFiles[0]!.text);
+  await page.evaluate(bundle);
   const model = (await readFile(fixture('tiny-bert.gguf'))).toString('base64');
   const answers = await page.evaluate(
     async ({ wasm, model, texts }) => {

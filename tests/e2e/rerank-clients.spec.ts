@@ -1,9 +1,9 @@
 import { createCohere } from '@ai-sdk/cohere';
 import { expect, test, type Page } from '@playwright/test';
 import { APICallError, rerank } from 'ai';
-import { build } from 'esbuild';
 import type { Relay } from '../../src/relay/index.js';
 import { testPorts } from '../support/test-ports.js';
+import { bundleForPage } from './support/app.js';
 import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 // Rerank with a real reranker GGUF (tiny-bert-reranker: pooling rank, a classification head,
@@ -103,25 +103,12 @@ function checkAnswers(answers: Answers): void {
   expect(raw.usage!.prompt_tokens).toBeGreaterThan(documents.length);
 }
 
-let clientBundle: Promise<string> | undefined;
-function bundleClients(): Promise<string> {
-  clientBundle ??= build({
-    stdin: {
-      contents: [
-        "import { rerank } from 'ai';",
-        "import { createCohere } from '@ai-sdk/cohere';",
-        'window.rerankClients = { rerank, createCohere };',
-      ].join('\n'),
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0]!.text);
-  return clientBundle;
-}
+const bundleClients = () =>
+  bundleForPage([
+    "import { rerank } from 'ai';",
+    "import { createCohere } from '@ai-sdk/cohere';",
+    'window.rerankClients = { rerank, createCohere };',
+  ]);
 
 async function rerankInPage(page: Page): Promise<Answers> {
   await page.evaluate(await bundleClients());

@@ -3,50 +3,46 @@ import { expect, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { fixtureDir } from './paths.js';
 
-let openAiBundle: Promise<string> | undefined;
+const pageBundles = new Map<string, Promise<string>>();
+
+/**
+ * An ES module's lines (imports of npm packages, assignments to `window`) bundled by esbuild into a
+ * script for a page, once per run: evaluated rather than added as an inline <script>, which the
+ * app's CSP refuses.
+ */
+export function bundleForPage(lines: readonly string[]): Promise<string> {
+  const contents = lines.join('\n');
+  let bundle = pageBundles.get(contents);
+  if (!bundle) {
+    bundle = build({
+      stdin: { contents, resolveDir: process.cwd() },
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    }).then((result) => result.outputFiles[0]!.text);
+    pageBundles.set(contents, bundle);
+  }
+  return bundle;
+}
 
 /** The official `openai` npm package bundled for the page: `window.OpenAI`, and `window.openai` on `/v1`. */
-function bundleOpenAi(): Promise<string> {
-  openAiBundle ??= build({
-    stdin: {
-      contents: [
-        "import OpenAI from 'openai';",
-        'window.OpenAI = OpenAI;',
-        // The way page code uses the SDK with lmtab: its own origin, any key.
-        "window.openai = new OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });",
-      ].join('\n'),
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0].text);
-  return openAiBundle;
-}
-
-let anthropicBundle: Promise<string> | undefined;
+const bundleOpenAi = () =>
+  bundleForPage([
+    "import OpenAI from 'openai';",
+    'window.OpenAI = OpenAI;',
+    // The way page code uses the SDK with lmtab: its own origin, any key.
+    "window.openai = new OpenAI({ baseURL: location.origin + '/v1', apiKey: 'any', dangerouslyAllowBrowser: true });",
+  ]);
 
 /** The official `@anthropic-ai/sdk` bundled for the page: `window.anthropic` on the page's origin. */
-function bundleAnthropic(): Promise<string> {
-  anthropicBundle ??= build({
-    stdin: {
-      contents: [
-        "import Anthropic from '@anthropic-ai/sdk';",
-        // As Anthropic clients are pointed at lmtab: the base URL without /v1, any key.
-        "window.anthropic = new Anthropic({ baseURL: location.origin, apiKey: 'any', dangerouslyAllowBrowser: true, maxRetries: 0 });",
-      ].join('\n'),
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0].text);
-  return anthropicBundle;
-}
+const bundleAnthropic = () =>
+  bundleForPage([
+    "import Anthropic from '@anthropic-ai/sdk';",
+    // As Anthropic clients are pointed at lmtab: the base URL without /v1, any key.
+    "window.anthropic = new Anthropic({ baseURL: location.origin, apiKey: 'any', dangerouslyAllowBrowser: true, maxRetries: 0 });",
+  ]);
 
 /** Loads the bundled Anthropic client into the page as `window.anthropic`. */
 export async function installAnthropic(page: Page): Promise<void> {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { halfBitsToNumber } from '../support/gguf-writer.js';
+import { randomBytes, randomHalf } from '../support/kernel-inputs.js';
 
 // lmtab's kernels built for wasm64 (lmtab-kernels64.wasm, which go into wllama's memory64 build:
 // src/engine/memory64-kernels.ts) against the wasm32 ones the CPU build runs (lmtab-kernels.wasm,
@@ -65,24 +66,10 @@ function instantiate(file: string, wide: boolean) {
 const narrow = instantiate('lmtab-kernels.wasm', false);
 const wide = instantiate('lmtab-kernels64.wasm', true);
 
-/** Deterministic bytes (a 32-bit LCG). */
-function randomBytes(count: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    bytes[i] = state >>> 16;
-  }
-  return bytes;
-}
-
 /** A half between 2^-10 and 2^1 with either sign, or a subnormal one, written little-endian. */
 function writeHalf(bytes: Uint8Array, at: number, seed: number) {
   const [a, b] = randomBytes(2, seed);
-  const half =
-    seed % 7 === 0
-      ? ((b! & 0x80) << 8) | (a! | ((b! & 3) << 8))
-      : ((b! & 0x80) << 8) | ((5 + (a! % 12)) << 10) | (((b! & 0x7f) << 3) | (a! & 7));
+  const half = seed % 7 === 0 ? ((b! & 0x80) << 8) | (a! | ((b! & 3) << 8)) : randomHalf(a!, b!);
   bytes[at] = half & 0xff;
   bytes[at + 1] = half >> 8;
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeQ4_K, decodeQ6_K, halfBitsToNumber } from '../../tests/support/gguf-writer.js';
+import { randomBytes, randomHalf } from '../../tests/support/kernel-inputs.js';
 
 // lmtab's kernels (the committed lmtab-kernels.wasm) against ggml's definitions of Q4_K, Q6_K, Q8_K
 // and Q8_0, computed value by value (the test fixtures' decoders).
@@ -49,22 +50,6 @@ beforeAll(() => {
     q8_0ToFloat: exports.lmtab_dequantize_row_q8_0,
   };
 });
-
-/** Deterministic bytes (a 32-bit LCG), so that a failure can be replayed. */
-function randomBytes(count: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    bytes[i] = state >>> 16;
-  }
-  return bytes;
-}
-
-/** A half between 2^-10 and 2^1 with either sign, from two random bytes. */
-function randomHalf(a: number, b: number): number {
-  return ((b & 0x80) << 8) | ((5 + (a % 12)) << 10) | (((b & 0x7f) << 3) | (a & 7));
-}
 
 interface Activations {
   d: number;

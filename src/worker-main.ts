@@ -67,6 +67,8 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
       stockGlueCode,
       cpuBuild:
         cpuBuildByDefault && message.settings.cpuEngine !== 'wllama' ? lmtabCpuBuild : undefined,
+      // The token routes of a model on wllama's stock build read its vocabulary with lmtab's build.
+      tokenizerBuild: cpuBuildByDefault ? lmtabCpuBuild : undefined,
       ...message.settings,
     });
     if (message.testHooks === true) answerTestHooks(gguf);

@@ -21,6 +21,11 @@
 //    reads a few more fields: load_res's audio capabilities, cmpl_req's is_asr, embd_res's message
 //    and gres_res's data_raw; the glue now has them in 3.13's order (the audio actions stay
 //    unregistered), and wllama_start names the build's llama.cpp commit.
+// 4. llama-server's /tokenize, /detokenize and /apply-template (wasm/glue/token-actions.h): three
+//    actions on the loaded model, which neither wllama's glue has. They reuse 3.13's completion
+//    request and result messages, since its JavaScript serializes only the messages it knows. And
+//    `load_vocab`, `load` with llama.cpp's vocab_only, so that a model running on wllama's stock
+//    build (which has no such actions) gets them from this build without its weights.
 //
 // llama.cpp's:
 // 1. Flash attention reads the K and V rows of the next 8 cached positions together, every 8
@@ -183,6 +188,40 @@ export const cppPatches = [
     return "{\\"success\\":true,\\"version\\":\\"lmtab-cpu-" LMTAB_LLAMA_CPP_COMMIT "\\"}";`,
   },
 ];
+
+// The glue's token actions (glue edit 4), kept in a file of their own for reading.
+const tokenActions = readFileSync(new URL('./glue/token-actions.h', import.meta.url), 'utf8');
+cppPatches.push(
+  {
+    file: 'wllama-context.h',
+    from: `    llama_numa_init(params.numa);
+    if (!ctx_server.load_model(params))`,
+    to: `    llama_numa_init(params.numa);
+    if (lmtab_vocab_only)
+      return lmtab_load_vocab();
+    if (!ctx_server.load_model(params))`,
+  },
+  {
+    file: 'wllama-context.h',
+    from: `  }
+
+  glue_msg_get_result_res action_get_result(const char *req_raw)`,
+    to: `  }
+
+${tokenActions}  glue_msg_get_result_res action_get_result(const char *req_raw)`,
+  },
+  {
+    file: 'wllama.cpp',
+    from: `    WLLAMA_ACTION(systemone)
+    WLLAMA_ACTION(get_result)`,
+    to: `    WLLAMA_ACTION(systemone)
+    WLLAMA_ACTION(load_vocab)
+    WLLAMA_ACTION(tokenize)
+    WLLAMA_ACTION(detokenize)
+    WLLAMA_ACTION(apply_template)
+    WLLAMA_ACTION(get_result)`,
+  },
+);
 
 // The LFM3 text model (edit 6), kept in a file of its own for reading.
 const lfm3Source = readFileSync(new URL('./lfm3/lfm3.cpp', import.meta.url), 'utf8');

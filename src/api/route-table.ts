@@ -8,10 +8,18 @@ import { responsesTokens } from './responses/responses-tokens.js';
 import type { TokenReader } from './token-reader.js';
 
 /**
- * The path prefixes the API answers under; everything else is the app. `/rerank` and `/reranking`
- * are llama-server's bare rerank routes.
+ * The path prefixes the API answers under; everything else is the app. The others are
+ * llama-server's bare routes: rerank, and its token routes.
  */
-export const apiPrefixes = ['/v1', '/api', '/rerank', '/reranking'] as const;
+export const apiPrefixes = [
+  '/v1',
+  '/api',
+  '/rerank',
+  '/reranking',
+  '/tokenize',
+  '/detokenize',
+  '/apply-template',
+] as const;
 
 /** Who may call a route on a cloud app: `api` keys infer and read, `admin` keys change models. */
 export type RouteScope = 'api' | 'admin';
@@ -67,6 +75,10 @@ export const routeTable = [
   { method: 'POST', path: '/v1/reranking', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/rerank', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/reranking', protocol: 'openai', scope: 'api' },
+  // llama-server's token routes (its errors are OpenAI's shape).
+  { method: 'POST', path: '/tokenize', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/detokenize', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/apply-template', protocol: 'openai', scope: 'api' },
 ] as const satisfies readonly RouteRow[];
 
 type TableRow = (typeof routeTable)[number];

@@ -19,6 +19,7 @@ import { handleChatCompletions } from './openai/handle-chat-completions.js';
 import { handleCompletions } from './openai/handle-completions.js';
 import { handleEmbeddings } from './openai/handle-embeddings.js';
 import { handleRerank } from './openai/handle-rerank.js';
+import { handleApplyTemplate, handleDetokenize, handleTokenize } from './openai/handle-tokens.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import {
   handleDeleteResponse,
@@ -59,6 +60,9 @@ const handlers: Readonly<Record<RouteKey, RouteHandler>> = {
   'POST /v1/reranking': handleRerank,
   'POST /rerank': handleRerank,
   'POST /reranking': handleRerank,
+  'POST /tokenize': handleTokenize,
+  'POST /detokenize': handleDetokenize,
+  'POST /apply-template': handleApplyTemplate,
 };
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenReaderFor } from '../api/wire.js';
 import { createTokenCounter } from './count-tokens.js';
 
 const feed = (contentType: string, pieces: string[]) => {
@@ -65,5 +66,24 @@ describe('createTokenCounter', () => {
 
   it('does not count other answers', () => {
     expect(feed('text/plain', ['hello'])).toBeUndefined();
+  });
+
+  it("counts what answers that generate nothing read: embeddings, rerank, llama-server's /tokenize", () => {
+    const count = (path: string, answer: unknown) => {
+      const counter = createTokenCounter('application/json', tokenReaderFor(path));
+      counter.push(new TextEncoder().encode(JSON.stringify(answer)));
+      return counter.result();
+    };
+    expect(count('/tokenize', { tokens: [1, 2, 3] })).toBe(3);
+    expect(
+      count('/v1/rerank', { results: [], usage: { prompt_tokens: 12, total_tokens: 12 } }),
+    ).toBe(12);
+    expect(
+      count('/v1/embeddings', { data: [], usage: { prompt_tokens: 4, total_tokens: 4 } }),
+    ).toBe(4);
+    expect(count('/api/embed', { embeddings: [], prompt_eval_count: 6 })).toBe(6);
+    expect(
+      count('/v1/chat/completions', { usage: { prompt_tokens: 9, completion_tokens: 2 } }),
+    ).toBe(2);
   });
 });

@@ -4,6 +4,8 @@ import { assertCanGenerate } from './embedding-model.js';
 import type {
   EmbedRequest,
   RerankRequest,
+  TokenizeRequest,
+  DetokenizeRequest,
   Engine,
   EngineInfo,
   GenerateEvent,
@@ -46,6 +48,15 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
     return engines[format];
   }
 
+  /**
+   * The engine for a token route: the token routes load their model as generate does, so the other
+   * engine makes room first; web-llm, which has no tokenizer call, refuses without unloading any.
+   */
+  async function tokenEngine(model: string): Promise<Engine> {
+    const format = await formatOf(model);
+    return format === 'mlc' ? engines[format] : engineFor(model);
+  }
+
   async function* generate(
     request: GenerateRequest,
     generateOptions?: GenerateOptions,
@@ -81,5 +92,11 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
       engines[await formatOf(request.model)].embed(request, embedOptions),
     rerank: async (request: RerankRequest, rerankOptions?: GenerateOptions) =>
       engines[await formatOf(request.model)].rerank(request, rerankOptions),
+    tokenize: async (request: TokenizeRequest, tokenOptions?: GenerateOptions) =>
+      (await tokenEngine(request.model)).tokenize(request, tokenOptions),
+    detokenize: async (request: DetokenizeRequest, tokenOptions?: GenerateOptions) =>
+      (await tokenEngine(request.model)).detokenize(request, tokenOptions),
+    applyTemplate: async (request: GenerateRequest, tokenOptions?: GenerateOptions) =>
+      (await tokenEngine(request.model)).applyTemplate(request, tokenOptions),
   };
 }

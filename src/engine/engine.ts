@@ -309,6 +309,33 @@ export interface RerankResult {
   timings: Pick<Timings, 'loadMs' | 'totalMs'>;
 }
 
+/** llama-server's `/tokenize`: a text as the model's tokenizer splits it. */
+export interface TokenizeRequest {
+  /** Id of a stored chat model. */
+  model: string;
+  /** The text, or llama-server's mixed form: strings and token ids, in order. */
+  content: string | (string | number)[];
+  /** Add the model's BOS (and EOS) tokens as its tokenizer would; default false. */
+  addSpecial?: boolean;
+  /** Read special tokens' texts (`<|im_start|>`) as those tokens; default true. */
+  parseSpecial?: boolean;
+  /** Also return each token's text; default false. */
+  withPieces?: boolean;
+}
+
+/** The tokens of a {@link TokenizeRequest}. */
+export interface TokenizeResult {
+  tokens: number[];
+  /** With `withPieces`: each token's bytes (a token may be part of a UTF-8 character). */
+  pieces?: Uint8Array[];
+}
+
+/** llama-server's `/detokenize`: token ids as the text they stand for. */
+export interface DetokenizeRequest {
+  model: string;
+  tokens: number[];
+}
+
 /** Runs models from the store. Implementations: wllama (GGUF), web-llm (MLC), and a switch over both. */
 export interface Engine {
   /** Generates for one request, loading (or swapping to) its model first. */
@@ -332,6 +359,15 @@ export interface Engine {
   embed(request: EmbedRequest, options?: GenerateOptions): Promise<EmbedResult>;
   /** Scores documents against a query with a reranker, loaded as embedding models are. */
   rerank(request: RerankRequest, options?: GenerateOptions): Promise<RerankResult>;
+  /** Splits a text into the model's tokens, loading the model first (llama-server's `/tokenize`). */
+  tokenize(request: TokenizeRequest, options?: GenerateOptions): Promise<TokenizeResult>;
+  /** The bytes token ids stand for, loading the model first (llama-server's `/detokenize`). */
+  detokenize(request: DetokenizeRequest, options?: GenerateOptions): Promise<Uint8Array>;
+  /**
+   * The prompt a chat request becomes with the model's chat template (tools included), as the
+   * engine would process it; generates nothing (llama-server's `/apply-template`).
+   */
+  applyTemplate(request: GenerateRequest, options?: GenerateOptions): Promise<string>;
 }
 
 /** Load settings a person chooses (Developer tab); absent fields use the engine's defaults. */

@@ -307,6 +307,9 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     info: async () => residency.resident()?.info ?? baseInfo(await capabilitiesOnce(), 0),
     supportsImages: (record) => record.source.kind === 'mlc' && record.source.vision,
     embed: (request) => Promise.reject(cannotEmbed(request.model)),
+    tokenize: (request) => Promise.reject(noTokenizer(request.model)),
+    detokenize: (request) => Promise.reject(noTokenizer(request.model)),
+    applyTemplate: (request) => Promise.reject(noTokenizer(request.model)),
     rerank: (request) =>
       Promise.reject(
         new LmtabError(
@@ -324,5 +327,13 @@ function cannotEmbed(model: string): LmtabError {
     'invalid_request',
     `Model "${model}" cannot embed: expected a GGUF embedding model (run by wllama), received an MLC chat model (run by web-llm, which lmtab uses for chat only).`,
     { param: 'model' },
+  );
+}
+
+/** web-llm offers no tokenizer call to lmtab: llama-server's token routes are GGUF-only. */
+function noTokenizer(model: string): LmtabError {
+  return new LmtabError(
+    'not_implemented',
+    `Model "${model}" is an MLC model (run by web-llm), which has no tokenizer call lmtab can use: /tokenize, /detokenize and /apply-template expected a GGUF model (run by wllama on lmtab's CPU build).`,
   );
 }

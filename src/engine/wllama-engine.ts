@@ -12,8 +12,11 @@ import type {
   GenerateEvent,
   GenerateOptions,
   GenerateRequest,
+  DetokenizeRequest,
   LoadedModel,
   LoadOptions,
+  TokenizeRequest,
+  TokenizeResult,
   Usage,
 } from './engine.js';
 import {
@@ -49,6 +52,8 @@ import {
   wllamaParams,
 } from './wllama-params.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
+import { glueBytes, wllamaTokenAction } from './wllama-token-actions.js';
+import { loadVocabTokenizer } from './vocab-tokenizer.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -58,6 +63,12 @@ export interface WllamaEngineOptions {
   wasmUrl: string;
   /** lmtab's CPU build, used for loads without WebGPU; without it wllama's stock build runs them. */
   cpuBuild?: CpuBuild;
+  /**
+   * lmtab's CPU build for the token routes (`/tokenize`, ...) of models that run on another build:
+   * it loads their vocabulary only (`vocab-tokenizer.ts`). Default {@link cpuBuild}; without either,
+   * those routes answer 501 for such models.
+   */
+  tokenizerBuild?: CpuBuild;
   /**
    * wllama's stock emscripten glue (its `src/wasm/wllama.js`): with it, a CPU load past what the
    * wasm32 build holds runs on the stock build with its memory raised (`memory64-build.ts`).
@@ -109,6 +120,10 @@ interface LoadedWllama {
   continuationTokens: number[];
   /** Parallel slots: a request beyond them waits here, as wllama would never answer it. */
   slots: SlotQueue;
+  /** The model's files, for a vocabulary-only tokenizer beside a load on another build. */
+  files: Blob[];
+  /** That tokenizer (`vocab-tokenizer.ts`), started by the first token request; ended with the model. */
+  tokenizer?: Promise<Wllama>;
 }
 
 type Resident = LoadedWllama & ResidencyState;
@@ -360,6 +375,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
       sizeBytes: record.sizeBytes,
       contextLength,
       slots: new SlotQueue(parallel),
+      files: blobs.model,
     };
   }
 
@@ -367,7 +383,11 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
   const residency = createResidency<LoadedWllama>({
     store: options.store,
     load: (record, contextLength) => loadRecord(record, contextLength ?? defaultContextLength),
-    unload: (current) => current.wllama.exit(),
+    unload: async (current) => {
+      const tokenizer = current.tokenizer?.catch(() => undefined);
+      await current.wllama.exit();
+      await (await tokenizer)?.exit();
+    },
     defaultContextLength,
     keepAliveMs,
     clock,
@@ -551,10 +571,120 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     assertContextLength(request.model, wanted, record?.gguf.contextLength);
   }
 
+  /**
+   * Runs `use` with the instance that answers a model's token actions, loading the model first: the
+   * model's own instance on lmtab's CPU build, which has them (wasm/glue/token-actions.h); beside a
+   * load on wllama's stock build (WebGPU, or memory64 past 4 GiB), which has none and aborts its
+   * worker on an action it does not know, a vocabulary-only instance of the CPU build.
+   */
+  async function withTokenizer<T>(
+    model: string,
+    signal: AbortSignal | undefined,
+    use: (tokenizer: Wllama, current: Resident) => Promise<T>,
+  ): Promise<T> {
+    const { current } = await residency.acquire(model, undefined, signal);
+    try {
+      return await use(await tokenizerOf(current), current);
+    } catch (error) {
+      if (error instanceof WllamaAbortError || signal?.aborted) {
+        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
+      }
+      throw toLmtabError(error);
+    } finally {
+      residency.release(current);
+    }
+  }
+
+  function tokenizerOf(current: Resident): Promise<Wllama> {
+    if (current.info.build === buildNames.cpu) return Promise.resolve(current.wllama);
+    const build = options.tokenizerBuild ?? options.cpuBuild;
+    if (build === undefined) {
+      return Promise.reject(
+        new LmtabError(
+          'not_implemented',
+          `Model "${current.model}" runs on ${current.info.build ?? 'wllama'}, which has no tokenizer call, and lmtab's CPU build (${buildNames.cpu}), which answers /tokenize, /detokenize and /apply-template, is not available here.`,
+        ),
+      );
+    }
+    const started = (current.tokenizer ??= loadVocabTokenizer(current.files, {
+      wasmUrl: options.wasmUrl,
+      build,
+      label: current.model,
+    }));
+    // A failed start is tried again by the next request.
+    started.catch(() => {
+      if (current.tokenizer === started) current.tokenizer = undefined;
+    });
+    return started;
+  }
+
+  async function tokenize(
+    request: TokenizeRequest,
+    tokenizeOptions: GenerateOptions = {},
+  ): Promise<TokenizeResult> {
+    return withTokenizer(request.model, tokenizeOptions.signal, async (tokenizer) => {
+      const answer = await wllamaTokenAction(tokenizer, 'tokenize', {
+        content: request.content,
+        add_special: request.addSpecial ?? false,
+        parse_special: request.parseSpecial ?? true,
+        with_pieces: request.withPieces ?? false,
+      });
+      const tokens = answer.tokens as number[];
+      if (request.withPieces !== true) return { tokens };
+      return { tokens, pieces: (answer.pieces as unknown[]).map(glueBytes) };
+    });
+  }
+
+  async function detokenize(
+    request: DetokenizeRequest,
+    detokenizeOptions: GenerateOptions = {},
+  ): Promise<Uint8Array> {
+    return withTokenizer(request.model, detokenizeOptions.signal, async (tokenizer) => {
+      const answer = await wllamaTokenAction(tokenizer, 'detokenize', {
+        tokens: request.tokens,
+      });
+      return glueBytes(answer.content);
+    });
+  }
+
+  /** The chat body generate() sends (the same params and messages), through the template only. */
+  async function applyTemplate(
+    request: GenerateRequest,
+    templateOptions: GenerateOptions = {},
+  ): Promise<string> {
+    const { input } = request;
+    if (input.kind !== 'chat') {
+      throw new LmtabError(
+        'invalid_request',
+        'messages: expected a chat (messages) to apply the chat template to, received a raw prompt.',
+        { param: 'messages' },
+      );
+    }
+    return withTokenizer(request.model, templateOptions.signal, async (tokenizer, current) => {
+      // wllama's own step before a chat: images become the media marker in the text.
+      const media = tokenizer as unknown as {
+        prepareMultimodalInput(params: { messages: unknown[] }): {
+          params: { messages: unknown[] };
+        };
+      };
+      const { messages } = media.prepareMultimodalInput({
+        messages: await wllamaMessages(input.messages),
+      }).params;
+      const answer = await wllamaTokenAction(tokenizer, 'apply_template', {
+        ...wllamaParams(request, current),
+        messages,
+      });
+      return String(answer.prompt);
+    });
+  }
+
   return {
     generate,
     embed: embedder.embed,
     rerank: embedder.rerank,
+    tokenize,
+    detokenize,
+    applyTemplate,
     countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
       describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),

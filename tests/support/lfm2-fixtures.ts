@@ -317,7 +317,7 @@ export function buildLfm2Vocabulary(size: number, fillers: Lfm2Fillers = 'unused
 }
 
 /** GPT-2's byte-to-unicode table: index = byte value, printable bytes map to themselves. */
-function gpt2ByteToUnicode(): string[] {
+export function gpt2ByteToUnicode(): string[] {
   const printable = (b: number): boolean =>
     (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
   const table: string[] = [];

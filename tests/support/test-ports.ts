@@ -90,6 +90,8 @@ const basePorts = {
   relayRerank: 21374,
   /** prompt-api.spec.ts: lmtab's LanguageModel from Node through the relay. */
   relayPromptApi: 21375,
+  /** token-routes.spec.ts: llama-server's /tokenize, /detokenize, /apply-template through the relay. */
+  relayTokens: 21376,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

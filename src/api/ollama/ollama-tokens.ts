@@ -1,7 +1,10 @@
 import { countOf, field, isText, type TokenReader } from '../token-reader.js';
 
-/** Native `/api`: `eval_count`; text in `message.content` (chat) or `response` (generate). */
+/**
+ * Native `/api`: `eval_count`; text in `message.content` (chat) or `response` (generate).
+ * Embeddings generate nothing and count what they read: `prompt_eval_count`.
+ */
 export const ollamaTokens: TokenReader = {
-  reported: (value) => countOf(value.eval_count),
+  reported: (value) => countOf(value.eval_count) ?? countOf(value.prompt_eval_count),
   carriesText: (value) => isText(field(value.message, 'content')) || isText(value.response),
 };

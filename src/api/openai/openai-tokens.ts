@@ -1,8 +1,15 @@
 import { countOf, field, isText, type TokenReader } from '../token-reader.js';
 
-/** Chat and text completions: `usage.completion_tokens`; text in `delta.content` or `text`. */
+/**
+ * Chat and text completions: `usage.completion_tokens`; text in `delta.content` or `text`.
+ * Answers that generate nothing count what they read: embeddings and rerank their
+ * `usage.prompt_tokens`, `/tokenize` its tokens.
+ */
 export const openAiTokens: TokenReader = {
-  reported: (value) => countOf(field(value.usage, 'completion_tokens')),
+  reported: (value) =>
+    countOf(field(value.usage, 'completion_tokens')) ??
+    countOf(field(value.usage, 'prompt_tokens')) ??
+    (Array.isArray(value.tokens) ? value.tokens.length : undefined),
   carriesText(value) {
     const choice = field(value.choices, '0');
     return isText(field(field(choice, 'delta'), 'content')) || isText(field(choice, 'text'));

@@ -12,7 +12,10 @@ import type {
   LoadOptions,
   RerankRequest,
   Timings,
+  TokenizeRequest,
+  DetokenizeRequest,
 } from '../../engine/index.js';
+import { LmtabError } from '../../errors/index.js';
 import type { ModelRecord } from '../../store/index.js';
 
 /** What the fake engine does for one request. */
@@ -38,6 +41,8 @@ export interface FakeEngine extends Engine {
   requests: GenerateRequest[];
   embedRequests: EmbedRequest[];
   rerankRequests: RerankRequest[];
+  /** Token-route requests, in order: tokenize, detokenize and applyTemplate. */
+  tokenRequests: (TokenizeRequest | DetokenizeRequest | GenerateRequest)[];
   signals: AbortSignal[];
   /** Generations started and not yet ended (the engine's active count). */
   running: number;
@@ -70,6 +75,7 @@ export function createFakeEngine(
     requests: [],
     embedRequests: [],
     rerankRequests: [],
+    tokenRequests: [],
     signals: [],
     running: 0,
     loads: [],
@@ -123,8 +129,52 @@ export function createFakeEngine(
         timings: { loadMs: fakeTimings.loadMs, totalMs: fakeTimings.totalMs },
       });
     },
+    // The fake tokenizer is byte-level: each UTF-8 byte is the token of its value; BOS is 256.
+    tokenize(request: TokenizeRequest) {
+      engine.tokenRequests.push(request);
+      const parts = typeof request.content === 'string' ? [request.content] : request.content;
+      const tokens = [
+        ...(request.addSpecial === true ? [fakeBos] : []),
+        ...parts.flatMap((part) =>
+          typeof part === 'number' ? [part] : [...new TextEncoder().encode(part)],
+        ),
+      ];
+      return Promise.resolve({
+        tokens,
+        ...(request.withPieces === true && { pieces: tokens.map(fakePiece) }),
+      });
+    },
+    detokenize(request: DetokenizeRequest) {
+      engine.tokenRequests.push(request);
+      const outside = request.tokens.find((token) => token > fakeBos);
+      if (outside !== undefined) {
+        return Promise.reject(
+          new LmtabError('invalid_request', `tokens: token ${outside} is not in the vocabulary.`, {
+            param: 'tokens',
+          }),
+        );
+      }
+      return Promise.resolve(Uint8Array.from(request.tokens.flatMap((t) => [...fakePiece(t)])));
+    },
+    applyTemplate(request: GenerateRequest) {
+      engine.tokenRequests.push(request);
+      const messages = request.input.kind === 'chat' ? request.input.messages : [];
+      const turns = messages.map(
+        (m) =>
+          `<|im_start|>${m.role}\n${m.content.map((p) => (p.type === 'text' ? p.text : '<image>')).join('')}<|im_end|>\n`,
+      );
+      return Promise.resolve(`${turns.join('')}<|im_start|>assistant\n`);
+    },
   };
   return engine;
+}
+
+/** The fake tokenizer's BOS token (the tokens below it are bytes). */
+export const fakeBos = 256;
+
+/** The bytes a fake token stands for. */
+function fakePiece(token: number): Uint8Array {
+  return token === fakeBos ? new TextEncoder().encode('<s>') : Uint8Array.of(token);
 }
 
 /** The fake reranker's score: the share of the query's words the document has, less its length / 1000. */

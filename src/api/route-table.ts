@@ -9,7 +9,7 @@ import type { TokenReader } from './token-reader.js';
 
 /**
  * The path prefixes the API answers under; everything else is the app. The others are
- * llama-server's bare routes: rerank, and its token routes.
+ * llama-server's bare routes: rerank, its token routes and its server properties.
  */
 export const apiPrefixes = [
   '/v1',
@@ -19,6 +19,7 @@ export const apiPrefixes = [
   '/tokenize',
   '/detokenize',
   '/apply-template',
+  '/props',
 ] as const;
 
 /** Who may call a route on a cloud app: `api` keys infer and read, `admin` keys change models. */
@@ -79,6 +80,7 @@ export const routeTable = [
   { method: 'POST', path: '/tokenize', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/detokenize', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/apply-template', protocol: 'openai', scope: 'api' },
+  { method: 'GET', path: '/props', protocol: 'openai', scope: 'api' },
 ] as const satisfies readonly RouteRow[];
 
 type TableRow = (typeof routeTable)[number];

@@ -20,6 +20,7 @@ import { handleCompletions } from './openai/handle-completions.js';
 import { handleEmbeddings } from './openai/handle-embeddings.js';
 import { handleRerank } from './openai/handle-rerank.js';
 import { handleApplyTemplate, handleDetokenize, handleTokenize } from './openai/handle-tokens.js';
+import { handleProps } from './openai/handle-props.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
 import {
   handleDeleteResponse,
@@ -63,6 +64,7 @@ const handlers: Readonly<Record<RouteKey, RouteHandler>> = {
   'POST /tokenize': handleTokenize,
   'POST /detokenize': handleDetokenize,
   'POST /apply-template': handleApplyTemplate,
+  'GET /props': handleProps,
 };
 
 /**

@@ -5,12 +5,12 @@ import { testPorts } from '../support/test-ports.js';
 import { importModel, openApp } from './support/app.js';
 import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
-// llama-server's /tokenize, /detokenize and /apply-template, answered by the real engine (lmtab's
-// CPU build, its token actions) with tiny-lfm2's byte-level BPE vocabulary, called as a front end
-// that budgets context by tokens calls llama-server (SillyTavern's llama.cpp tokenizer: POST
-// {content} to /tokenize, {tokens} to /detokenize), in the page through the service worker and from
-// Node through the relay. The vocabulary is rebuilt here from the fixture's own definition, so each
-// piece is checked against the token it names.
+// llama-server's /tokenize, /detokenize and /apply-template (and /props, for the window), answered
+// by the real engine (lmtab's CPU build, its token actions) with tiny-lfm2's byte-level BPE
+// vocabulary, called as a front end that budgets context by tokens calls llama-server
+// (SillyTavern's llama.cpp tokenizer: POST {content} to /tokenize, {tokens} to /detokenize), in the
+// page through the service worker and from Node through the relay. The vocabulary is rebuilt here
+// from the fixture's own definition, so each piece is checked against the token it names.
 
 const model = 'tiny-lfm2';
 const text = 'the rain in the sea, é!';
@@ -26,6 +26,16 @@ interface Answers {
   templateTokens: number[];
   chatPromptTokens: number;
   badToken: { status: number; body: { error: { message: string; param: string } } };
+  props: {
+    status: number;
+    body: {
+      default_generation_settings: { n_ctx: number };
+      total_slots: number;
+      chat_template: string;
+    };
+  };
+  /** The context the model holds, as Ollama's `/api/ps` says. */
+  psContext: number;
 }
 
 /** The calls, as a llama-server client makes them (the same code in the page and in Node). */
@@ -61,6 +71,9 @@ async function useRoutes(base: string, model: string, text: string): Promise<Ans
   const templateTokens = await post('/tokenize', { content: template.body.prompt, model });
   const chat = await post('/v1/chat/completions', { model, messages, max_tokens: 1 });
   const badToken = await post('/detokenize', { tokens: [1, 999_999], model });
+  const propsResponse = await fetch(`${base}/props?model=${model}`);
+  const props = { status: propsResponse.status, body: await propsResponse.json() };
+  const ps = await (await fetch(`${base}/api/ps`)).json();
   return {
     tokenize,
     pieces,
@@ -72,6 +85,8 @@ async function useRoutes(base: string, model: string, text: string): Promise<Ans
     templateTokens: templateTokens.body.tokens,
     chatPromptTokens: chat.body.usage.prompt_tokens,
     badToken,
+    props,
+    psContext: ps.models.find((m: { name: string }) => m.name === model).context_length,
   };
 }
 
@@ -116,6 +131,12 @@ function checkAnswers(answers: Answers): void {
   expect(answers.badToken.status).toBe(400);
   expect(answers.badToken.body.error.param).toBe('tokens');
   expect(answers.badToken.body.error.message).toContain('999999 is not in the vocabulary');
+  // The window a front end budgets: the context the model is loaded with.
+  expect(answers.props.status).toBe(200);
+  expect(answers.props.body.default_generation_settings.n_ctx).toBe(answers.psContext);
+  expect(answers.psContext).toBeGreaterThan(0);
+  expect(answers.props.body.total_slots).toBeGreaterThan(0);
+  expect(answers.props.body.chat_template).toContain('<|im_start|>');
 }
 
 async function routesInPage(page: Page): Promise<Answers> {

@@ -122,3 +122,39 @@ describe("llama-server's token routes", () => {
     });
   });
 });
+
+describe('GET /props', () => {
+  it("answers llama-server's properties of the model, loaded first, with its loaded context", async () => {
+    const { get, engine } = routerHarness();
+    const response = await get('/props');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      default_generation_settings: {
+        id: 0,
+        n_ctx: 4096,
+        is_processing: false,
+        params: { n_predict: -1 },
+      },
+      total_slots: 1,
+      model_alias: chat.id,
+      model_path: chat.id,
+      modalities: { vision: false, audio: false },
+      chat_template: chat.gguf.chatTemplate ?? '',
+      n_ctx_train: chat.gguf.contextLength,
+      build_info: 'lmtab 0.1.0',
+      is_sleeping: false,
+    });
+    expect(engine.loads).toEqual([{ model: chat.id, options: expect.anything() }]);
+  });
+
+  it('takes ?model=, then the loaded one; 404 for a model not stored, 400 when unclear', async () => {
+    const other = modelRecordFixture({ id: 'lfm2-1.2b' });
+    const { get } = routerHarness({ records: [chat, other] });
+    expect((await get('/props')).status).toBe(400);
+    expect((await get('/props?model=nope')).status).toBe(404);
+    const named = await get('/props?model=lfm2-1.2b');
+    expect(((await named.json()) as { model_alias: string }).model_alias).toBe('lfm2-1.2b');
+    const loaded = await get('/props');
+    expect(((await loaded.json()) as { model_alias: string }).model_alias).toBe('lfm2-1.2b');
+  });
+});

@@ -1,5 +1,8 @@
-/** What a featured model does, shown as badges on its card. */
-export type FeaturedCapability = 'text' | 'vision' | 'moe' | 'thinking' | 'tools';
+/**
+ * What a featured model does, shown as badges on its card. `rerank`: a reranker (pooling `rank`),
+ * which scores documents for `/v1/rerank` and does not chat.
+ */
+export type FeaturedCapability = 'text' | 'vision' | 'moe' | 'thinking' | 'tools' | 'rerank';
 
 /** One pick of Discover's featured section. */
 export interface FeaturedModel {
@@ -27,8 +30,10 @@ export interface FeaturedModel {
 }
 
 /**
- * LiquidAI's LFM2, LFM2.5 and LFM3 GGUF repositories, smallest first within each group. To add a model,
- * add a line: the card, fit check and download follow from it.
+ * LiquidAI's LFM2, LFM2.5 and LFM3 GGUF repositories, smallest first within each group, then a
+ * reranker for `/v1/rerank` (LiquidAI publishes none in GGUF: Jina's multilingual reranker, as
+ * GPUStack converted it for llama.cpp, a file llama-server's documentation and users run with
+ * `--reranking`). To add a model, add a line: the card, fit check and download follow from it.
  *
  * Written from memory of the hub (it cannot be reached from the machine this was written on):
  * the repository names follow LiquidAI's `<MODEL>-GGUF` pattern and are believed exact; the sizes
@@ -146,5 +151,15 @@ export const featuredModels: readonly FeaturedModel[] = [
     parameters: 2e9,
     quantization: 'Q4_K_M',
     sizeBytes: 1.5e9,
+  },
+  {
+    repo: 'gpustack/jina-reranker-v2-base-multilingual-GGUF',
+    name: 'Jina Reranker v2',
+    summary:
+      'Ranks documents by relevance to a query, in 100 languages: search and RAG through /v1/rerank.',
+    capabilities: ['rerank'],
+    parameters: 278e6,
+    quantization: 'Q8_0',
+    sizeBytes: 2.9e8,
   },
 ];

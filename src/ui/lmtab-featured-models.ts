@@ -32,6 +32,7 @@ const capabilityText: Record<FeaturedCapability, string> = {
   moe: 'MoE',
   thinking: 'Thinking',
   tools: 'Tools',
+  rerank: 'Rerank',
 };
 
 const capabilityTitle: Record<FeaturedCapability, string> = {
@@ -40,6 +41,7 @@ const capabilityTitle: Record<FeaturedCapability, string> = {
   moe: 'Mixture of experts: only part of the weights work on each token',
   thinking: 'Reasons step by step before the answer',
   tools: 'Calls tools (functions) you describe',
+  rerank: 'Scores documents against a query for POST /v1/rerank; it does not chat',
 };
 
 const sameRepo = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -47,7 +49,8 @@ const sameRepo = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /**
  * Discover's featured picks: a card per model of {@link featuredModels} with what it is, its size
  * (from the hub's listing when it answers, the data file's figure until then), whether it fits this
- * device, and one Download button; once stored, a Chat button opens a quick chat under the card.
+ * device, and one Download button; once stored, a Chat button opens a quick chat under the card (a
+ * reranker's card says how to call it instead).
  * Fires `featured-download` (detail {@link FeaturedDownload}) and `download-action` (detail
  * `{id, action}`, as the downloads panel does).
  */
@@ -382,6 +385,11 @@ export class LmtabFeaturedModels extends LitElement {
     size: number,
     fit: DeviceFit,
   ) {
+    if (record !== undefined && model.capabilities.includes('rerank')) {
+      return html`<p class="note" data-testid="rerank-use">
+        Ranks documents through <code>POST /v1/rerank</code> as <code>${record.id}</code>.
+      </p>`;
+    }
     if (record !== undefined) {
       return html`<button
         class="primary"
@@ -462,7 +470,15 @@ export class LmtabFeaturedModels extends LitElement {
       aria-labelledby="name-${cssId(model.repo)}"
     >
       <div class="head">
-        <span class="mark">${model.capabilities.includes('vision') ? icons.eye : icons.chat}</span>
+        <span class="mark"
+          >${
+            model.capabilities.includes('vision')
+              ? icons.eye
+              : model.capabilities.includes('rerank')
+                ? icons.list
+                : icons.chat
+          }</span
+        >
         <div>
           <h3 id="name-${cssId(model.repo)}">${model.name}</h3>
           <span class="repo">${model.repo}</span>

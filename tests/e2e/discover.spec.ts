@@ -32,6 +32,35 @@ test.afterAll(async () => {
 
 test.beforeEach(() => hub.reset());
 
+test('the featured reranker downloads from its card, which says how to call it, and /v1/rerank ranks with it', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const reranker = featuredModels.find((m) => m.capabilities.includes('rerank'))!;
+  await useHub(page, hub);
+  await openApp(page);
+  await openTab(page, 'Discover');
+  const card = featuredCard(page, reranker.repo);
+  await expect(card.locator('.badges .badge')).toHaveText(['Rerank']);
+  await card.getByRole('button', { name: `Download ${reranker.name}` }).click();
+  const use = card.getByTestId('rerank-use');
+  await expect(use).toBeVisible({ timeout: 60_000 });
+  // No chat for a reranker: the card names the route and the stored id instead.
+  await expect(card.getByRole('button', { name: `Chat with ${reranker.name}` })).toHaveCount(0);
+  const id = `hf.co/${reranker.repo}:Q4_K_M`;
+  await expect(use).toHaveText(`Ranks documents through POST /v1/rerank as ${id}.`);
+  const answer = await page.evaluate(async (model) => {
+    const response = await fetch('/v1/rerank', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model, query: 'the sea', documents: ['a cat', 'the sea is blue'] }),
+    });
+    return { status: response.status, body: await response.json() };
+  }, id);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body.results.map((r: { index: number }) => r.index).sort()).toEqual([0, 1]);
+});
+
 test('a featured LFM2 card downloads in one click and chats right there in Discover', async ({
   page,
 }) => {

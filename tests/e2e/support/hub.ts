@@ -4,6 +4,7 @@ import { startFakeHub } from '../../support/fake-hub.js';
 import type { FakeHub, FakeHubRepo } from '../../support/fake-hub.js';
 import { encodeGguf } from '../../support/gguf-writer.js';
 import { ensureFixtures, fixtureModel } from '../../support/lfm2-fixtures.js';
+import { ensureEmbeddingFixtures } from '../../support/embedding-fixtures.js';
 import { splitGgufModel } from '../../support/split-gguf.js';
 import { fixtureDir } from './paths.js';
 import { openTab } from './app.js';
@@ -44,6 +45,7 @@ export const textCard = [
  */
 function featuredRepos(
   paths: Awaited<ReturnType<typeof ensureFixtures>>,
+  reranker: string,
   served: readonly string[],
 ): FakeHubRepo[] {
   return featuredModels
@@ -55,7 +57,9 @@ function featuredRepos(
         ? paths.lfm2Vl
         : model.capabilities.includes('moe')
           ? paths.lfm2moe
-          : paths.lfm2;
+          : model.capabilities.includes('rerank')
+            ? reranker
+            : paths.lfm2;
       return {
         id: model.repo,
         downloads: 1000,
@@ -74,10 +78,11 @@ function featuredRepos(
 /** Starts a fake hub on an ephemeral port serving the tiny fixtures as LFM2 repositories. */
 export async function startE2eHub(): Promise<FakeHub> {
   const paths = await ensureFixtures(fixtureDir);
+  const { bertReranker } = await ensureEmbeddingFixtures(fixtureDir);
   const split = splitGgufModel(fixtureModel('lfm2'), 2).map((part) => encodeGguf(part));
   return startFakeHub({
     repos: [
-      ...featuredRepos(paths, [repos.text, repos.vision]),
+      ...featuredRepos(paths, bertReranker, [repos.text, repos.vision]),
       {
         id: repos.text,
         downloads: 5200,

@@ -589,6 +589,10 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
       if (error instanceof WllamaAbortError || signal?.aborted) {
         throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
       }
+      // As in generate(): wllama rejected every pending task; the next request gets a fresh instance.
+      if (error instanceof WllamaRuntimeError && current.info.build === buildNames.cpu) {
+        current.broken = true;
+      }
       throw toLmtabError(error);
     } finally {
       residency.release(current);

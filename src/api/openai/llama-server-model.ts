@@ -24,7 +24,7 @@ export async function llamaServerModel(
     if (!canTokenize(record)) {
       throw new LmtabError(
         'invalid_request',
-        `Model "${record.id}" is an embedding model or reranker (pooling type ${record.gguf.poolingType ?? 'unknown'}): lmtab's llama-server routes (/tokenize, /detokenize, /apply-template, /props) expected a chat or completion model.`,
+        `Model "${record.id}": lmtab's llama-server routes (/tokenize, /detokenize, /apply-template, /props) expected a chat or completion model, received an embedding model or reranker (${record.gguf.architecture}${record.gguf.poolingType === undefined ? '' : `, pooling type ${record.gguf.poolingType}`}).`,
         { param: 'model' },
       );
     }

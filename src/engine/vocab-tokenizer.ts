@@ -4,11 +4,7 @@ import { createWllamaFor, type CpuBuild } from './cpu-build.js';
 import type { EngineInfo } from './engine.js';
 import { loadWllama } from './load-wllama.js';
 import { LogRing } from './log-ring.js';
-
-/** The part of wllama's private worker proxy this file drives (wllama 3.13). */
-interface WllamaProxy {
-  wllamaAction(name: string, body: Record<string, unknown>): Promise<unknown>;
-}
+import type { WllamaProxy } from './wllama-proxy.js';
 
 /**
  * Loads a model's vocabulary and chat template, and nothing else, into lmtab's CPU build, for the

@@ -19,6 +19,7 @@ import { LogRing } from './log-ring.js';
 import { confirmBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
+import { wllamaProxy, type WllamaProxy } from './wllama-proxy.js';
 
 /** Options of {@link createWllamaEmbedder}. */
 export interface WllamaEmbedderOptions {
@@ -49,11 +50,6 @@ export interface WllamaEmbedder {
   unload(model?: string): Promise<void>;
   /** The resident embedding model, if any. */
   loaded(): LoadedModel[];
-}
-
-/** The part of wllama's private worker proxy this file drives (wllama 3.8.1). */
-interface WllamaProxy {
-  wllamaAction(name: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 interface LoadedEmbedder {
@@ -119,7 +115,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
       },
       { log, label: `embedding model ${record.id}`, info },
     );
-    const proxy = (wllama as unknown as { proxy: WllamaProxy }).proxy;
+    const proxy = wllamaProxy(wllama);
     return { wllama, proxy, log, info: confirmBackend(info, backend.lines()) };
   }
 

@@ -1,10 +1,6 @@
 import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { WllamaAbortError, WllamaError } from '@wllama/wllama/esm/index.js';
-
-/** The part of wllama's private worker proxy this file drives (wllama 3.8.1). */
-interface WllamaProxy {
-  wllamaAction(name: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
-}
+import { wllamaProxy } from './wllama-proxy.js';
 
 /** Options of {@link wllamaRawCompletion}. */
 export interface WllamaRawCompletionOptions {
@@ -28,8 +24,7 @@ export async function* wllamaRawCompletion(
   options: WllamaRawCompletionOptions = {},
 ): AsyncGenerator<Record<string, unknown>> {
   const { signal } = options;
-  const proxy = (wllama as unknown as { proxy: WllamaProxy | null }).proxy;
-  if (proxy === null) throw new WllamaError('loadModel() is not yet called', 'model_not_loaded');
+  const proxy = wllamaProxy(wllama);
   const started = await proxy.wllamaAction('completion', {
     _name: 'cmpl_req',
     is_chat: false,

@@ -1,10 +1,6 @@
 import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError } from '../errors/index.js';
-
-/** The part of wllama's private worker proxy this file drives (wllama 3.13). */
-interface WllamaProxy {
-  wllamaAction(name: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
-}
+import { wllamaProxy } from './wllama-proxy.js';
 
 /** The token actions of lmtab's CPU build (wasm/glue/token-actions.h), by llama-server's route. */
 export type TokenAction = 'tokenize' | 'detokenize' | 'apply_template';
@@ -30,11 +26,7 @@ export async function wllamaTokenAction(
   action: TokenAction,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const proxy = (wllama as unknown as { proxy: WllamaProxy | null }).proxy;
-  if (proxy === null) {
-    throw new LmtabError('engine_failure', `The engine has no loaded model to ${action} with.`);
-  }
-  const answer = await proxy.wllamaAction(action, {
+  const answer = await wllamaProxy(wllama).wllamaAction(action, {
     _name: 'cmpl_req',
     is_chat: action === 'apply_template',
     is_asr: false,

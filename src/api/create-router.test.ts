@@ -8,15 +8,16 @@ const hi = { model: 'lfm2-350m', messages: [{ role: 'user', content: 'Hi' }] };
 describe('createRouter', () => {
   it('answers 404 for an unknown /v1 path, listing the /v1 routes', async () => {
     const { get } = routerHarness();
-    const response = await get('/v1/audio/speech');
+    const response = await get('/v1/audio/translations');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
       error: {
         message:
-          'No route for GET /v1/audio/speech: expected one of POST /v1/chat/completions, ' +
+          'No route for GET /v1/audio/translations: expected one of POST /v1/chat/completions, ' +
           'POST /v1/completions, GET /v1/models, GET /v1/models/{id}, POST /v1/responses, ' +
           'GET /v1/responses/{id}, DELETE /v1/responses/{id}, POST /v1/messages, ' +
-          'POST /v1/messages/count_tokens, POST /v1/embeddings, POST /v1/rerank, POST /v1/reranking.',
+          'POST /v1/messages/count_tokens, POST /v1/embeddings, POST /v1/audio/transcriptions, ' +
+          'POST /v1/audio/speech, POST /v1/rerank, POST /v1/reranking.',
         type: 'not_found_error',
         param: null,
         code: 'not_found',

@@ -69,12 +69,13 @@ export async function decodeImage(source: string, options: DecodeImageOptions): 
   return { type: 'image', data: bytes, mimeType };
 }
 
-function decodeBase64(text: string, param: string): Uint8Array {
+/** Bytes of base64 text (standard or URL-safe alphabet); `what` names them in the error. */
+export function decodeBase64(text: string, param: string, what = 'image'): Uint8Array {
   const compact = text.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1) {
     throw invalid(
       param,
-      `Invalid image at \`${param}\`: expected base64-encoded image bytes, received text that is ` +
+      `Invalid ${what} at \`${param}\`: expected base64-encoded ${what} bytes, received text that is ` +
         `not base64 (${quote(compact)}).`,
     );
   }

@@ -10,6 +10,7 @@ import {
   readVendoredSpec,
   type Answer,
 } from './testing/openapi-validator.js';
+import { testWav } from './testing/audio-samples.js';
 import { routerHarness } from './testing/router-harness.js';
 
 // The bodies, SSE events and NDJSON lines lmtab answers, checked two ways: against the official
@@ -102,8 +103,16 @@ function collector() {
 }
 
 function harness() {
-  const { send, get } = routerHarness({ records: [modelRecordFixture(), embedder], script });
+  const { send, get, sendForm } = routerHarness({
+    records: [modelRecordFixture(), embedder],
+    script,
+  });
   return {
+    form: (path: string, body: FormData): Sent => ({
+      method: 'POST',
+      path,
+      response: sendForm(path, body),
+    }),
     post: (path: string, body: unknown): Sent => ({
       method: 'POST',
       path,
@@ -113,8 +122,17 @@ function harness() {
   };
 }
 
+/** A transcription upload: a one-second WAV and `fields`. */
+function transcription(fields: Record<string, string> = {}): FormData {
+  const body = new FormData();
+  body.append('file', new Blob([testWav(16_000) as BlobPart]), 'clip.wav');
+  body.append('model', 'lfm2-350m');
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  return body;
+}
+
 async function collectV1(): Promise<Sample[]> {
-  const { post, get } = harness();
+  const { post, get, form } = harness();
   const { samples, json, sse } = collector();
   const chat = { model: 'lfm2-350m', messages: [{ role: 'user', content: 'Hi' }] };
   const tools = [{ type: 'function', function: { name: 'weather', parameters: weather } }];
@@ -152,6 +170,13 @@ async function collectV1(): Promise<Sample[]> {
     'ResponseStreamEvent',
     post('/v1/responses', { ...responses, tools: responseTools, stream: true }),
   );
+  const path = '/v1/audio/transcriptions';
+  await json('Audio.Transcription', form(path, transcription()));
+  await json(
+    'Audio.TranscriptionVerbose',
+    form(path, transcription({ response_format: 'verbose_json', language: 'en' })),
+  );
+  await sse('Audio.TranscriptionStreamEvent', form(path, transcription({ stream: 'true' })));
   return samples;
 }
 
@@ -241,10 +266,13 @@ function typeErrors(samples: Sample[]): string[] {
 }
 
 describe('/v1 answers against the official OpenAI spec and SDK types', () => {
-  it('every JSON body and SSE event of chat, completions, embeddings, models and responses', async () => {
+  it('every JSON body and SSE event of chat, completions, embeddings, models, responses and transcriptions', async () => {
     const samples = await collectV1();
     const types = new Set(samples.map(({ type }) => type));
     expect([...types].sort()).toEqual([
+      'Audio.Transcription',
+      'Audio.TranscriptionStreamEvent',
+      'Audio.TranscriptionVerbose',
       'ChatCompletion',
       'ChatCompletionChunk',
       'Completion',

@@ -18,16 +18,7 @@ export async function readJsonBody(
   request: Request,
   options: ReadJsonBodyOptions,
 ): Promise<unknown> {
-  const { maxBytes } = options;
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) {
-    throw new LmtabError(
-      'body_too_large',
-      `Request body too large: the limit is ${describeBytes(maxBytes)}, ` +
-        `the Content-Length header says ${describeBytes(Number(declared))}.`,
-    );
-  }
-  const bytes = await readLimited(request, maxBytes);
+  const bytes = await readLimited(request, options.maxBytes);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -105,7 +96,19 @@ function findLoneSurrogate(
   return undefined;
 }
 
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+/**
+ * A request body's bytes, refused (413) once more than `maxBytes` arrive (Content-Length may be
+ * absent or wrong, so the bytes themselves are counted).
+ */
+export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) {
+    throw new LmtabError(
+      'body_too_large',
+      `Request body too large: the limit is ${describeBytes(maxBytes)}, ` +
+        `the Content-Length header says ${describeBytes(Number(declared))}.`,
+    );
+  }
   if (request.body === null) return new Uint8Array(0);
   // Content-Length can be absent (chunked) or wrong, so the bytes themselves are counted too.
   const reader = request.body.getReader();

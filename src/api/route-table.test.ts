@@ -39,7 +39,11 @@ describe('the route table', () => {
     expect(anthropic.carriesText({ choices: [{ delta: { content: 'a' } }] })).toBe(false);
     const openAi = tokenReaderFor('/v1/chat/completions');
     expect(openAi.carriesText({ choices: [{ delta: { content: 'a' } }] })).toBe(true);
-    expect(openAi.reported({ usage: { output_tokens: 5 } })).toBeUndefined();
+    expect(openAi.reported({ eval_count: 5 })).toBeUndefined();
+    // Transcripts: their usage, and one delta event per piece of text.
+    const transcript = tokenReaderFor('/v1/audio/transcriptions');
+    expect(transcript.reported({ text: 'a', usage: { type: 'tokens', output_tokens: 4 } })).toBe(4);
+    expect(transcript.carriesText({ type: 'transcript.text.delta', delta: 'a' })).toBe(true);
     const responses = tokenReaderFor('/v1/responses');
     expect(responses.carriesText({ type: 'response.output_text.delta', delta: 'a' })).toBe(true);
     expect(tokenReaderFor('/api/generate').carriesText({ response: 'a' })).toBe(true);

@@ -69,6 +69,8 @@ export const routeTable = [
   { method: 'GET', path: '/api/version', protocol: 'ollama', scope: 'api' },
   { method: 'GET', path: '/api/lmtab/engine', protocol: 'ollama', scope: 'api' },
   { method: 'POST', path: '/v1/embeddings', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/v1/audio/transcriptions', protocol: 'openai', scope: 'api' },
+  { method: 'POST', path: '/v1/audio/speech', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/api/embed', protocol: 'ollama', scope: 'api' },
   { method: 'POST', path: '/api/embeddings', protocol: 'ollama', scope: 'api' },
   // llama-server's rerank routes (its request and answer are Cohere's and Jina's shapes).

@@ -19,6 +19,8 @@ import { handleChatCompletions } from './openai/handle-chat-completions.js';
 import { handleCompletions } from './openai/handle-completions.js';
 import { handleEmbeddings } from './openai/handle-embeddings.js';
 import { handleRerank } from './openai/handle-rerank.js';
+import { handleSpeech } from './openai/handle-speech.js';
+import { handleTranscriptions } from './openai/handle-transcriptions.js';
 import { handleApplyTemplate, handleDetokenize, handleTokenize } from './openai/handle-tokens.js';
 import { handleProps } from './openai/handle-props.js';
 import { handleGetModel, handleListModels } from './openai/handle-models.js';
@@ -55,6 +57,8 @@ const handlers: Readonly<Record<RouteKey, RouteHandler>> = {
   'GET /api/version': handleVersion,
   'GET /api/lmtab/engine': handleEngineInfo,
   'POST /v1/embeddings': handleEmbeddings,
+  'POST /v1/audio/transcriptions': handleTranscriptions,
+  'POST /v1/audio/speech': handleSpeech,
   'POST /api/embed': handleEmbed,
   'POST /api/embeddings': handleOllamaEmbeddings,
   'POST /v1/rerank': handleRerank,

@@ -15,29 +15,45 @@ export async function startGeneration(
   request: GenerateRequest,
   signal: AbortSignal,
 ): Promise<AsyncIterable<GenerateEvent>> {
-  const iterator = engine.generate(request, { signal })[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  return new StartedGeneration(first, iterator, signal);
+  return startEvents(engine.generate(request, { signal }), signal, (e) => e.type === 'done');
 }
 
-/** The events of a started generation; see {@link startGeneration}. */
-class StartedGeneration implements AsyncIterableIterator<GenerateEvent, undefined> {
-  #pending: IteratorResult<GenerateEvent> | undefined;
+/**
+ * {@link startGeneration} for any of the engine's event streams (transcripts, speech): waits for
+ * the first event, and ends the engine's iterator at the event `isLast` marks, on `return()`, or
+ * when `signal` aborts.
+ */
+export async function startEvents<E>(
+  events: AsyncIterable<E>,
+  signal: AbortSignal,
+  isLast: (event: E) => boolean,
+): Promise<AsyncIterable<E>> {
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return new StartedEvents(first, iterator, signal, isLast);
+}
+
+/** The events of a started stream; see {@link startEvents}. */
+class StartedEvents<E> implements AsyncIterableIterator<E, undefined> {
+  #pending: IteratorResult<E> | undefined;
   #finished = false;
   #answered = false;
   #closing: Promise<void> | undefined;
-  readonly #iterator: AsyncIterator<GenerateEvent>;
+  readonly #iterator: AsyncIterator<E>;
   readonly #signal: AbortSignal;
+  readonly #isLast: (event: E) => boolean;
   readonly #onAbort = () => void this.#close();
 
   constructor(
-    first: IteratorResult<GenerateEvent>,
-    iterator: AsyncIterator<GenerateEvent>,
+    first: IteratorResult<E>,
+    iterator: AsyncIterator<E>,
     signal: AbortSignal,
+    isLast: (event: E) => boolean,
   ) {
     this.#pending = first;
     this.#iterator = iterator;
     this.#signal = signal;
+    this.#isLast = isLast;
     if (signal.aborted) void this.#close();
     else signal.addEventListener('abort', this.#onAbort, { once: true });
   }
@@ -46,12 +62,12 @@ class StartedGeneration implements AsyncIterableIterator<GenerateEvent, undefine
     return this;
   }
 
-  async next(): Promise<IteratorResult<GenerateEvent, undefined>> {
+  async next(): Promise<IteratorResult<E, undefined>> {
     if (this.#finished) {
       if (this.#signal.aborted && !this.#answered) throw aborted();
       return { done: true, value: undefined };
     }
-    let result: IteratorResult<GenerateEvent>;
+    let result: IteratorResult<E>;
     try {
       result = this.#pending ?? (await this.#iterator.next());
     } catch (error) {
@@ -66,14 +82,14 @@ class StartedGeneration implements AsyncIterableIterator<GenerateEvent, undefine
       throw this.#signal.aborted ? aborted() : missingDone();
     }
     // Closed before the answer reaches the client, so the model is free once the client sees it.
-    if (result.value.type === 'done') {
+    if (this.#isLast(result.value)) {
       this.#answered = true;
       await this.#close();
     }
     return { done: false, value: result.value };
   }
 
-  async return(): Promise<IteratorResult<GenerateEvent, undefined>> {
+  async return(): Promise<IteratorResult<E, undefined>> {
     await this.#close();
     return { done: true, value: undefined };
   }
@@ -97,6 +113,6 @@ function aborted(): LmtabError {
 export function missingDone(): LmtabError {
   return new LmtabError(
     'engine_failure',
-    'The engine stopped without finishing the generation: expected a done event, received none.',
+    'The engine stopped without finishing its answer: expected its last event, received none.',
   );
 }

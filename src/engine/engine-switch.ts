@@ -13,6 +13,10 @@ import type {
   GenerateRequest,
   LoadedModel,
   LoadOptions,
+  SpeakRequest,
+  SpeechChunk,
+  TranscribeEvent,
+  TranscribeRequest,
 } from './engine.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
 
@@ -49,8 +53,8 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
   }
 
   /**
-   * The engine for a token route: the token routes load their model as generate does, so the other
-   * engine makes room first; web-llm, which has no tokenizer call, refuses without unloading any.
+   * The engine for a token or audio route: these load their model as generate does, so the other
+   * engine makes room first; web-llm, which has neither, refuses without unloading any.
    */
   async function tokenEngine(model: string): Promise<Engine> {
     const format = await formatOf(model);
@@ -67,8 +71,24 @@ export function createEngineSwitch(options: EngineSwitchOptions): Engine {
     yield* engine.generate(request, generateOptions);
   }
 
+  async function* transcribe(
+    request: TranscribeRequest,
+    transcribeOptions?: GenerateOptions,
+  ): AsyncGenerator<TranscribeEvent> {
+    yield* (await tokenEngine(request.model)).transcribe(request, transcribeOptions);
+  }
+
+  async function* speak(
+    request: SpeakRequest,
+    speakOptions?: GenerateOptions,
+  ): AsyncGenerator<SpeechChunk> {
+    yield* (await tokenEngine(request.model)).speak(request, speakOptions);
+  }
+
   return {
     generate,
+    transcribe,
+    speak,
     countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     async load(model: string, loadOptions?: LoadOptions): Promise<LoadedModel> {
       return (await engineFor(model)).load(model, loadOptions);

@@ -10,7 +10,16 @@ export type ContentPart =
       data: Uint8Array;
       /** MIME type of `data`, e.g. `image/png`. */
       mimeType: string;
+    }
+  | {
+      type: 'audio';
+      /** An encoded audio file, as llama.cpp's decoder reads it. */
+      data: Uint8Array;
+      format: AudioFormat;
     };
+
+/** Audio files llama.cpp's decoder (miniaudio, in mtmd's helper) reads. */
+export type AudioFormat = 'wav' | 'mp3' | 'flac';
 
 /** A JSON Schema, as a plain object (draft 2020-12 keywords; what the engine enforces is checked). */
 export type JsonSchema = Record<string, unknown>;
@@ -336,6 +345,55 @@ export interface DetokenizeRequest {
   tokens: number[];
 }
 
+/** The internal transcription request (OpenAI's `/v1/audio/transcriptions`). */
+export interface TranscribeRequest {
+  /** Id of a stored model that hears (its projector has an audio encoder). */
+  model: string;
+  /** The audio file. */
+  audio: Uint8Array;
+  format: AudioFormat;
+  /** ISO-639-1 language of the speech, as a hint to the model. */
+  language?: string;
+  /** Text that precedes the audio (earlier transcript, spellings), as a hint to the model. */
+  prompt?: string;
+  temperature?: number;
+  seed?: number;
+  /** Most tokens of transcript; the engine's limit when absent. */
+  maxTokens?: number;
+}
+
+/** Events of one transcription: any number of `delta`, then one `done` with the whole text. */
+export type TranscribeEvent =
+  | { type: 'delta'; text: string }
+  | {
+      type: 'done';
+      text: string;
+      /** Tokens read (the audio's and the instruction's) and written. */
+      usage: { inputTokens: number; outputTokens: number };
+      timings: Pick<Timings, 'loadMs' | 'totalMs'>;
+    };
+
+/** The internal speech request (OpenAI's `/v1/audio/speech`). */
+export interface SpeakRequest {
+  /** Id of a stored model that speaks (it generates audio). */
+  model: string;
+  /** The text to say. */
+  input: string;
+  /** One of the model's voices; its first when absent. */
+  voice?: string;
+  /** `wav` (a RIFF file) or `pcm` (raw 16-bit little-endian samples). */
+  format: 'wav' | 'pcm';
+  seed?: number;
+}
+
+/** One piece of spoken audio; the last has `final`. */
+export interface SpeechChunk {
+  /** Audio in the requested format (a stream's WAV header comes with its first chunk). */
+  audio: Uint8Array;
+  sampleRate: number;
+  final: boolean;
+}
+
 /** Runs models from the store. Implementations: wllama (GGUF), web-llm (MLC), and a switch over both. */
 export interface Engine {
   /** Generates for one request, loading (or swapping to) its model first. */
@@ -355,6 +413,13 @@ export interface Engine {
   info(): Promise<EngineInfo>;
   /** Whether a stored model can take images (it has a projector). */
   supportsImages(record: ModelRecord): boolean;
+  /**
+   * Writes down the speech of an audio file, loading the model first; a model without an audio
+   * encoder is refused (400) with the reason.
+   */
+  transcribe(request: TranscribeRequest, options?: GenerateOptions): AsyncIterable<TranscribeEvent>;
+  /** Speaks a text with a model that generates audio, loading it first. */
+  speak(request: SpeakRequest, options?: GenerateOptions): AsyncIterable<SpeechChunk>;
   /** Embeds inputs with an embedding model, loaded beside any resident chat model. */
   embed(request: EmbedRequest, options?: GenerateOptions): Promise<EmbedResult>;
   /** Scores documents against a query with a reranker, loaded as embedding models are. */

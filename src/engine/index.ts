@@ -32,8 +32,13 @@ export {
 } from './embedding-model.js';
 export type { EmbeddingPooling } from './embedding-model.js';
 export type {
+  AudioFormat,
   ChatMessage,
   ContentPart,
+  SpeakRequest,
+  SpeechChunk,
+  TranscribeEvent,
+  TranscribeRequest,
   EmbedInput,
   EmbedRequest,
   EmbedResult,

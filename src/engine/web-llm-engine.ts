@@ -1,3 +1,4 @@
+import { cannotHear, cannotSpeak, rejecting } from './audio-model.js';
 import type {
   AppConfig,
   MLCEngineConfig,
@@ -310,6 +311,17 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
     tokenize: (request) => Promise.reject(noTokenizer(request.model)),
     detokenize: (request) => Promise.reject(noTokenizer(request.model)),
     applyTemplate: (request) => Promise.reject(noTokenizer(request.model)),
+    transcribe: (request) =>
+      rejecting(
+        cannotHear(
+          request.model,
+          'it is an MLC model (run by web-llm, which reads text and images only)',
+        ),
+      ),
+    speak: (request) =>
+      rejecting(
+        cannotSpeak(request.model, 'it is an MLC model (run by web-llm, which writes text only)'),
+      ),
     rerank: (request) =>
       Promise.reject(
         new LmtabError(

@@ -69,6 +69,8 @@ function userContent(message: ChatMessage): string | ChatCompletionContentPart[]
     if (part.type === 'image') {
       const url = `data:${part.mimeType};base64,${base64(part.data)}`;
       parts.push({ type: 'image_url', image_url: { url } });
+    } else if (part.type === 'audio') {
+      continue; // refused by webLlmMessage
     } else if (textAt < 0) {
       textAt = parts.length;
       parts.push({ type: 'text', text: part.text });
@@ -85,6 +87,13 @@ function webLlmMessage(
   index: number,
   options: WebLlmChatRequestOptions,
 ): ChatCompletionMessageParam {
+  const clips = message.content.filter((part) => part.type === 'audio').length;
+  if (clips > 0) {
+    throw invalid(
+      `This MLC model cannot hear audio (web-llm reads text and images only), and message ${index} has ${clips} ${clips === 1 ? 'clip' : 'clips'}. Send text, or use a GGUF model with an audio projector.`,
+      'messages',
+    );
+  }
   const images = message.content.filter((part) => part.type === 'image').length;
   if (images > 0 && message.role !== 'user') {
     throw invalid(

@@ -1,4 +1,10 @@
-import { WllamaAbortError, WllamaRuntimeError, type Wllama } from '@wllama/wllama/esm/index.js';
+import {
+  WllamaAbortError,
+  WllamaRuntimeError,
+  type TranscriptionChunk,
+  type TranscriptionParams,
+  type Wllama,
+} from '@wllama/wllama/esm/index.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import { readGgufHeader } from '../store/index.js';
 import type { ModelBlobs, ModelRecord, ModelStore } from '../store/index.js';
@@ -11,8 +17,13 @@ import type {
   FinishReason,
   GenerateEvent,
   GenerateOptions,
+  GenerateInput,
   GenerateRequest,
   DetokenizeRequest,
+  SpeakRequest,
+  SpeechChunk,
+  TranscribeEvent,
+  TranscribeRequest,
   LoadedModel,
   LoadOptions,
   TokenizeRequest,
@@ -42,7 +53,12 @@ import { wllamaRawCompletion } from './wllama-raw-completion.js';
 import { confirmBackend, planBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
-import { continuationTokens, partialCharacterTokens, unsafeByteTokens } from './utf8-guard.js';
+import {
+  continuationTokens,
+  partialCharacterTokens,
+  unsafeByteTokens,
+  VALID_UTF8_GRAMMAR,
+} from './utf8-guard.js';
 import { ForcedToolCallReader } from './forced-tool-call.js';
 import { chunkEvents, type WllamaChunk } from './wllama-chunk-events.js';
 import {
@@ -54,6 +70,7 @@ import {
 import { countPromptTokens } from './count-prompt-tokens.js';
 import { glueBytes, wllamaTokenAction } from './wllama-token-actions.js';
 import { loadVocabTokenizer } from './vocab-tokenizer.js';
+import { cannotHear, cannotSpeak } from './audio-model.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -175,11 +192,13 @@ async function wllamaMessages(messages: ChatMessage[]) {
         };
       }
       const content = await Promise.all(
-        message.content.map(async (part) =>
-          part.type === 'text'
-            ? { type: 'text' as const, text: part.text }
-            : { type: 'image' as const, data: await prepareImage(part, imageIndex++) },
-        ),
+        message.content.map(async (part) => {
+          if (part.type === 'text') return { type: 'text' as const, text: part.text };
+          if (part.type === 'audio') {
+            return { type: 'audio' as const, data: part.data.slice().buffer as ArrayBuffer };
+          }
+          return { type: 'image' as const, data: await prepareImage(part, imageIndex++) };
+        }),
       );
       return { role: message.role, content, ...extra };
     }),
@@ -308,9 +327,16 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     const heads = headLengths(metadata);
     // The CPU build that holds a CPU load: lmtab's wasm32 build, or past 4 GiB wllama's memory64
     // build; a load neither can hold is refused with the sizes, before the engine starts.
-    const projectorType = blobs.projector
-      ? String((await readGgufHeader(blobs.projector)).metadata.get('clip.projector_type') ?? '')
-      : '';
+    const projector = blobs.projector
+      ? (await readGgufHeader(blobs.projector)).metadata
+      : undefined;
+    const projectorType = String(projector?.get('clip.projector_type') ?? '');
+    const stockReason = stockOnlyProjectors.has(projectorType)
+      ? `its ${projectorType} projector is newer than lmtab's CPU build's llama.cpp; wllama 3.13.0's build runs it, with generic kernels`
+      : projector?.get('clip.has_audio_encoder') === true ||
+          projector?.get('clip.has_gen_audio_encoder') === true
+        ? `its projector works with audio, which wllama 3.13.0's build serves (transcription, speech, audio in chats) and lmtab's CPU build's glue (wllama 3.8.1) does not; it runs with generic kernels`
+        : undefined;
     const onCpuBuild = (info: EngineInfo): EngineInfo => {
       const files = blobs.projector ? [...blobs.model, blobs.projector] : blobs.model;
       const need = (kvBytesPerValue: number) =>
@@ -320,13 +346,9 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
           contextLength,
           kvBytesPerValue,
         });
-      if (options.cpuBuild && stockOnlyProjectors.has(projectorType)) {
+      if (options.cpuBuild && stockReason !== undefined) {
         assertCpuFit(record.id, need(2), { memory64: false });
-        return {
-          ...info,
-          build: buildNames.stock,
-          buildReason: `its ${projectorType} projector is newer than lmtab's CPU build's llama.cpp; wllama 3.13.0's build runs it, with generic kernels`,
-        };
+        return { ...info, build: buildNames.stock, buildReason: stockReason };
       }
       // The build createWllamaFor will pick for a CPU plan decides the cache's type.
       const build = options.cpuBuild ? buildNames.cpu : buildNames.stock;
@@ -451,6 +473,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     let tokens = 0;
     try {
       assertAnswerLimit(current.model, request.sampling.maxTokens, current.contextLength);
+      assertMedia(current, request.input);
       releaseSlot = await current.slots.take(signal);
       const input = request.input;
       // max_tokens is a ceiling: past the loaded context the answer ends with `length` anyway.
@@ -513,14 +536,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
         },
       };
     } catch (error) {
-      if (error instanceof WllamaAbortError || signal?.aborted) {
-        throw new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
-      }
-      // wllama rejected every pending task of this instance; the next request gets a fresh one.
-      if (error instanceof WllamaRuntimeError) current.broken = true;
-      const lost = current.backend.gpuLoss();
-      if (lost !== undefined) throw gpuDeviceLostError(current, lost, error);
-      const failure = toLmtabError(error);
+      const failure = requestFailure(current, error, signal);
       if (failure.code !== 'engine_failure') throw failure;
       if (/exceeds the available context size/.test(failure.message)) {
         const exceeded = contextExceeded(
@@ -543,15 +559,168 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
           { param: 'max_tokens', cause: error },
         );
       }
-      throw new LmtabError(
-        'engine_failure',
-        `${engineReason(failure.message, current.log)}. Last engine log: ${current.log.tail(3)}`,
-        { cause: error },
-      );
+      throw engineFailure(current, failure, error);
     } finally {
       releaseSlot?.();
       residency.release(current);
     }
+  }
+
+  /**
+   * What a failed request on a resident model becomes, before a request reads its own causes in it:
+   * an abort, a lost GPU device, or the engine's error (its instance marked broken when wllama
+   * rejected every pending task, so the next request gets a fresh one).
+   */
+  function requestFailure(current: Resident, error: unknown, signal?: AbortSignal): LmtabError {
+    if (error instanceof WllamaAbortError || signal?.aborted) {
+      return new LmtabError('aborted', 'The request was aborted by the client.', { cause: error });
+    }
+    if (error instanceof WllamaRuntimeError) current.broken = true;
+    const lost = current.backend.gpuLoss();
+    if (lost !== undefined) return gpuDeviceLostError(current, lost, error);
+    return toLmtabError(error);
+  }
+
+  /** An engine failure in llama.cpp's own words, with the last lines of its log. */
+  function engineFailure(current: Resident, failure: LmtabError, error: unknown): LmtabError {
+    if (failure.code !== 'engine_failure') return failure;
+    return new LmtabError(
+      'engine_failure',
+      `${engineReason(failure.message, current.log)}. Last engine log: ${current.log.tail(3)}`,
+      { cause: error },
+    );
+  }
+
+  /**
+   * The media a request sends, against what the resident model reads (llama.cpp's own answer from
+   * its projector): audio to a model that does not hear, or images to one that does not see, is a
+   * 400 that says why, before anything runs.
+   */
+  function assertMedia(current: Resident, input: GenerateInput): void {
+    if (input.kind !== 'chat') return;
+    const parts = input.messages.flatMap((message) => message.content);
+    const { wllama, model } = current;
+    if (parts.some((part) => part.type === 'audio') && !wllama.supportInputModality('audio')) {
+      throw cannotHear(model, hearingReason(current));
+    }
+    const images = parts.filter((part) => part.type === 'image').length;
+    if (images > 0 && !wllama.supportInputModality('image')) {
+      throw new LmtabError(
+        'invalid_request',
+        `Model "${model}" cannot read images: its projector (mmproj) has an audio encoder and no vision encoder, and the request has ${images} ${images === 1 ? 'image' : 'images'}. Send audio or text, or use a model with a vision projector.`,
+        { param: 'messages' },
+      );
+    }
+  }
+
+  /** Why a resident model does not hear. */
+  function hearingReason(current: Resident): string {
+    return current.wllama.supportInputModality('image')
+      ? 'its projector (mmproj) has a vision encoder and no audio encoder'
+      : 'it has no projector (mmproj)';
+  }
+
+  /** Runs `use` on a model's instance with one of its slots, turning its failures into lmtab's. */
+  async function* withSlot<T>(
+    model: string,
+    signal: AbortSignal | undefined,
+    use: (current: Resident, loadMs: number) => AsyncGenerator<T>,
+  ): AsyncGenerator<T> {
+    const { current, loadMs } = await residency.acquire(model, undefined, signal);
+    let releaseSlot: (() => void) | undefined;
+    try {
+      releaseSlot = await current.slots.take(signal);
+      yield* use(current, loadMs);
+      signal?.throwIfAborted();
+    } catch (error) {
+      throw engineFailure(current, requestFailure(current, error, signal), error);
+    } finally {
+      releaseSlot?.();
+      residency.release(current);
+    }
+  }
+
+  /** OpenAI's transcription through llama-server's own (wllama's `createTranscription`). */
+  async function* transcribe(
+    request: TranscribeRequest,
+    transcribeOptions: GenerateOptions = {},
+  ): AsyncGenerator<TranscribeEvent> {
+    const { signal } = transcribeOptions;
+    const started = clock();
+    yield* withSlot(request.model, signal, async function* (current, loadMs) {
+      if (!current.wllama.supportInputModality('audio')) {
+        throw cannotHear(current.model, hearingReason(current));
+      }
+      const stream = (await current.wllama.createTranscription({
+        file: request.audio.slice().buffer as ArrayBuffer,
+        stream: true,
+        abortSignal: signal,
+        ...(request.language !== undefined && { language: request.language }),
+        ...(request.prompt !== undefined && { prompt: request.prompt }),
+        ...(request.temperature !== undefined && { temperature: request.temperature }),
+        ...(request.seed !== undefined && { seed: request.seed }),
+        max_tokens: Math.min(request.maxTokens ?? current.contextLength, current.contextLength),
+        // As in chats (utf8-guard.ts): the transcript stays valid UTF-8, which wllama's JSON needs.
+        logit_bias: current.unsafeTokens.map((id) => [id, false]),
+        grammar: VALID_UTF8_GRAMMAR,
+      } as TranscriptionParams & { stream: true })) as AsyncIterable<TranscriptionChunk>;
+      for await (const chunk of stream) {
+        if (chunk.type === 'transcript.text.delta') {
+          if (chunk.delta !== '') yield { type: 'delta', text: chunk.delta };
+          continue;
+        }
+        yield {
+          type: 'done',
+          text: chunk.text,
+          usage: {
+            inputTokens: chunk.usage?.input_tokens ?? 0,
+            outputTokens: chunk.usage?.output_tokens ?? 0,
+          },
+          timings: { loadMs, totalMs: clock() - started },
+        };
+      }
+    });
+  }
+
+  /** OpenAI's speech through llama-server's own (wllama's `createSpeech`), streamed. */
+  async function* speak(
+    request: SpeakRequest,
+    speakOptions: GenerateOptions = {},
+  ): AsyncGenerator<SpeechChunk> {
+    const { signal } = speakOptions;
+    yield* withSlot(request.model, signal, async function* (current) {
+      const context = current.wllama.getLoadedContextInfo();
+      if (!context.has_audio_output) {
+        throw cannotSpeak(
+          current.model,
+          current.wllama.supportInputModality('audio')
+            ? 'its projector (mmproj) hears audio but has no audio generator'
+            : 'it has no audio generator (no projector with one)',
+        );
+      }
+      if (request.voice !== undefined && !context.audio_voices.includes(request.voice)) {
+        throw new LmtabError(
+          'invalid_request',
+          `voice: expected one of ${current.model}'s voices (${context.audio_voices.map((v) => `"${v}"`).join(', ') || 'none'}), received "${request.voice}".`,
+          { param: 'voice' },
+        );
+      }
+      const chunks = await current.wllama.createSpeech({
+        input: request.input,
+        response_format: request.format,
+        stream: true,
+        abortSignal: signal,
+        ...(request.voice !== undefined && { voice: request.voice }),
+        ...(request.seed !== undefined && { seed: request.seed }),
+      });
+      for await (const chunk of chunks) {
+        yield {
+          audio: new Uint8Array(chunk.audio),
+          sampleRate: chunk.sample_rate,
+          final: chunk.final,
+        };
+      }
+    });
   }
 
   const embedder = createWllamaEmbedder({
@@ -684,6 +853,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
 
   return {
     generate,
+    transcribe,
+    speak,
     embed: embedder.embed,
     rerank: embedder.rerank,
     tokenize,

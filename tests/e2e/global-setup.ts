@@ -1,3 +1,4 @@
+import { ensureAudioFixtures } from '../support/audio-fixtures.js';
 import { ensureEmbeddingFixtures } from '../support/embedding-fixtures.js';
 import { ensureFixtures } from '../support/lfm2-fixtures.js';
 import { fixtureDir } from './support/paths.js';
@@ -6,4 +7,5 @@ import { fixtureDir } from './support/paths.js';
 export default async function globalSetup(): Promise<void> {
   await ensureFixtures(fixtureDir);
   await ensureEmbeddingFixtures(fixtureDir);
+  await ensureAudioFixtures(fixtureDir);
 }

@@ -92,6 +92,8 @@ const basePorts = {
   relayPromptApi: 21375,
   /** token-routes.spec.ts: llama-server's /tokenize, /detokenize, /apply-template through the relay. */
   relayTokens: 21376,
+  /** audio-routes.spec.ts: OpenAI's audio routes and input_audio through the relay. */
+  relayAudio: 21377,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -84,13 +84,13 @@ describe('chatCompletionRequestSchema', () => {
       'messages[0].content',
     ],
     [
-      { ...valid, messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] },
-      'Invalid `messages[0].content[0].type`: expected a content part of type "text" or "image_url", received the string "input_audio".',
+      { ...valid, messages: [{ role: 'user', content: [{ type: 'input_file' }] }] },
+      'Invalid `messages[0].content[0].type`: expected a content part of type "text", "image_url" or "input_audio", received the string "input_file".',
       'messages[0].content[0].type',
     ],
     [
       { ...valid, messages: [{ role: 'user', content: ['Hi'] }] },
-      'Invalid `messages[0].content[0]`: expected a content part of type "text" or "image_url", received the string "Hi".',
+      'Invalid `messages[0].content[0]`: expected a content part of type "text", "image_url" or "input_audio", received the string "Hi".',
       'messages[0].content[0]',
     ],
     [

@@ -12,8 +12,17 @@ const contentPartSchema = z.discriminatedUnion(
   [
     z.object({ type: z.literal('text'), text: z.string() }),
     z.object({ type: z.literal('image_url'), image_url: imageUrlSchema }),
+    z.object({
+      type: z.literal('input_audio'),
+      input_audio: z.object({
+        data: z.string(),
+        format: z.enum(['wav', 'mp3', 'flac'], {
+          error: '"wav", "mp3" or "flac" (the audio files the engine reads)',
+        }),
+      }),
+    }),
   ],
-  { error: 'a content part of type "text" or "image_url"' },
+  { error: 'a content part of type "text", "image_url" or "input_audio"' },
 );
 
 const toolCallSchema = z.object({
@@ -106,6 +115,19 @@ export const chatCompletionRequestSchema = samplingRequestSchema.extend({
   logprobs: z.boolean().nullish(),
   top_logprobs: z.int().min(0).max(20).nullish(),
   reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+  // Spoken answers: lmtab answers chats in text; speech is /v1/audio/speech.
+  modalities: z
+    .array(
+      z.literal('text', {
+        error: '"text" (lmtab answers chats in text; speak an answer with /v1/audio/speech)',
+      }),
+    )
+    .nullish(),
+  audio: z
+    .null({
+      error: 'null or absent (lmtab answers chats in text; speak an answer with /v1/audio/speech)',
+    })
+    .optional(),
 });
 
 /** A validated `/v1/chat/completions` request body. */

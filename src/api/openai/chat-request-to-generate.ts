@@ -1,4 +1,5 @@
 import type {
+  AudioFormat,
   ChatMessage,
   ContentPart,
   GenerateRequest,
@@ -7,7 +8,9 @@ import type {
 import { LmtabError } from '../../errors/index.js';
 import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
 import { assertToolSchemas } from '../assert-tool-schemas.js';
-import { decodeImage } from '../decode-image.js';
+import { assertAudioFile } from '../audio-file.js';
+import { decodeBase64, decodeImage } from '../decode-image.js';
+import { describeBytes } from '../describe-bytes.js';
 import { toFunctionToolChoice } from '../function-tool-choice.js';
 import { isChatFunctionTool } from './chat-completion-request-schema.js';
 import type {
@@ -116,7 +119,7 @@ async function toMessage(
     if (converted.content.some((part) => part.type !== 'text')) {
       throw new LmtabError(
         'invalid_request',
-        `Invalid \`messages[${i}].content\`: a tool message holds text (a string or text parts), received an image.`,
+        `Invalid \`messages[${i}].content\`: a tool message holds text (a string or text parts), received ${converted.content.some((part) => part.type === 'audio') ? 'audio' : 'an image'}.`,
         { param: `messages[${i}].content` },
       );
     }
@@ -165,6 +168,13 @@ async function toContent(
   return Promise.all(
     content.map(async (part, j): Promise<ContentPart> => {
       if (part.type === 'text') return { type: 'text', text: part.text };
+      if (part.type === 'input_audio') {
+        return decodeInputAudio(
+          part.input_audio,
+          `${path}[${j}].input_audio`,
+          options.maxImageBytes,
+        );
+      }
       const { image_url: image } = part;
       const url = typeof image === 'string' ? image : image.url;
       const param = `${path}[${j}].image_url${typeof image === 'string' ? '' : '.url'}`;
@@ -176,4 +186,29 @@ async function toContent(
       });
     }),
   );
+}
+
+/** An `input_audio` part: base64 of a file in a format the engine reads, the one it declares. */
+function decodeInputAudio(
+  audio: { data: string; format: AudioFormat },
+  param: string,
+  maxBytes: number,
+): ContentPart {
+  const bytes = decodeBase64(audio.data, `${param}.data`, 'audio');
+  if (bytes.length > maxBytes) {
+    throw new LmtabError(
+      'invalid_request',
+      `Audio at \`${param}.data\` too large: the limit is ${describeBytes(maxBytes)}, received ${describeBytes(bytes.length)}.`,
+      { param: `${param}.data` },
+    );
+  }
+  const facts = assertAudioFile(bytes, `${param}.data`);
+  if (facts.format !== audio.format) {
+    throw new LmtabError(
+      'invalid_request',
+      `Invalid \`${param}.format\`: it says "${audio.format}", and the data is a ${facts.format} file; expected the two to agree.`,
+      { param: `${param}.format` },
+    );
+  }
+  return { type: 'audio', data: bytes, format: facts.format };
 }

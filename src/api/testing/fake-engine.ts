@@ -14,6 +14,8 @@ import type {
   Timings,
   TokenizeRequest,
   DetokenizeRequest,
+  SpeakRequest,
+  TranscribeRequest,
 } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import type { ModelRecord } from '../../store/index.js';
@@ -43,6 +45,8 @@ export interface FakeEngine extends Engine {
   rerankRequests: RerankRequest[];
   /** Token-route requests, in order: tokenize, detokenize and applyTemplate. */
   tokenRequests: (TokenizeRequest | DetokenizeRequest | GenerateRequest)[];
+  /** Audio-route requests, in order: transcribe and speak. */
+  audioRequests: (TranscribeRequest | SpeakRequest)[];
   signals: AbortSignal[];
   /** Generations started and not yet ended (the engine's active count). */
   running: number;
@@ -76,6 +80,7 @@ export function createFakeEngine(
     embedRequests: [],
     rerankRequests: [],
     tokenRequests: [],
+    audioRequests: [],
     signals: [],
     running: 0,
     loads: [],
@@ -156,6 +161,38 @@ export function createFakeEngine(
       }
       return Promise.resolve(Uint8Array.from(request.tokens.flatMap((t) => [...fakePiece(t)])));
     },
+    // The fake hears the file's size and format; a model named `*-deaf` hears nothing.
+    async *transcribe(request: TranscribeRequest) {
+      engine.audioRequests.push(request);
+      if (request.model.endsWith('-deaf')) {
+        throw new LmtabError('invalid_request', `Model "${request.model}" cannot hear audio.`, {
+          param: 'model',
+        });
+      }
+      await Promise.resolve();
+      const words = ['Heard', ` ${request.audio.length}`, ' bytes', ` of ${request.format}.`];
+      for (const text of words) yield { type: 'delta' as const, text };
+      yield {
+        type: 'done' as const,
+        text: words.join(''),
+        usage: { inputTokens: 25, outputTokens: words.length },
+        timings: { loadMs: fakeTimings.loadMs, totalMs: fakeTimings.totalMs },
+      };
+    },
+    // The fake speaks one 16-bit sample per UTF-8 byte of the input, at 24 kHz, in two chunks.
+    async *speak(request: SpeakRequest) {
+      engine.audioRequests.push(request);
+      await Promise.resolve();
+      const samples = new Uint8Array(new TextEncoder().encode(request.input).length * 2);
+      const half = samples.length / 2;
+      const first = samples.subarray(0, half);
+      yield {
+        audio: request.format === 'wav' ? fakeWav(first, samples.length) : first,
+        sampleRate: fakeSpeechRate,
+        final: false,
+      };
+      yield { audio: samples.subarray(half), sampleRate: fakeSpeechRate, final: true };
+    },
     applyTemplate(request: GenerateRequest) {
       engine.tokenRequests.push(request);
       const messages = request.input.kind === 'chat' ? request.input.messages : [];
@@ -167,6 +204,31 @@ export function createFakeEngine(
     },
   };
   return engine;
+}
+
+/** The fake speaker's sample rate. */
+export const fakeSpeechRate = 24_000;
+
+/** A WAV header for `total` bytes of mono 16-bit samples, then `first` of them. */
+function fakeWav(first: Uint8Array, total: number): Uint8Array {
+  const out = new Uint8Array(44 + first.length);
+  const view = new DataView(out.buffer);
+  const ascii = (at: number, text: string) =>
+    [...text].forEach((c, i) => view.setUint8(at + i, c.charCodeAt(0)));
+  ascii(0, 'RIFF');
+  view.setUint32(4, 36 + total, true);
+  ascii(8, 'WAVEfmt ');
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true);
+  view.setUint16(22, 1, true);
+  view.setUint32(24, fakeSpeechRate, true);
+  view.setUint32(28, fakeSpeechRate * 2, true);
+  view.setUint16(32, 2, true);
+  view.setUint16(34, 16, true);
+  ascii(36, 'data');
+  view.setUint32(40, total, true);
+  out.set(first, 44);
+  return out;
 }
 
 /** The fake tokenizer's BOS token (the tokens below it are bytes). */

@@ -30,6 +30,8 @@ export interface RouterHarness {
     init?: { method?: string; signal?: AbortSignal; headers?: Record<string, string> },
   ): Promise<Response>;
   get(path: string): Promise<Response>;
+  /** POSTs a multipart/form-data body (OpenAI's audio uploads). */
+  sendForm(path: string, form: FormData): Promise<Response>;
 }
 
 /** The fixed clock of harness routers: 2026-11-21T12:00:00.000Z. */
@@ -60,6 +62,9 @@ export function routerHarness(options: RouterHarnessOptions = {}): RouterHarness
     },
     get(path) {
       return router.handle(new Request(`http://lmtab.test${path}`));
+    },
+    sendForm(path, form) {
+      return router.handle(new Request(`http://lmtab.test${path}`, { method: 'POST', body: form }));
     },
   };
 }

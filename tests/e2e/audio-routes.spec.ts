@@ -1,0 +1,219 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test, type Page } from '@playwright/test';
+import OpenAI from 'openai';
+import type { Relay } from '../../src/relay/index.js';
+import { testPorts } from '../support/test-ports.js';
+import { fixture, installOpenAi } from './support/app.js';
+import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
+
+// OpenAI's audio surfaces with a real model that hears: tiny-lfm2 with a Whisper-shaped audio
+// projector (llama.cpp's qwen2a, random weights, written by the project's writer), run by
+// wllama 3.13's build, called through the official `openai` SDK in the page (service worker) and
+// from Node (relay). Random weights write random text: the checks are on shapes, on the audio
+// reaching the encoder (its tokens in the prompt), and on refusals.
+
+const model = 'tiny-lfm2-audio';
+
+interface Answers {
+  json: { text: string; usage?: { type: string; input_tokens: number; output_tokens: number } };
+  text: string;
+  verbose: { task?: string; language: string; duration: number; text: string };
+  streamTypes: string[];
+  streamText: string;
+  streamDone: string;
+  chatWithAudio: number;
+  chatWithoutAudio: number;
+  build: { build: string; buildReason?: string } | undefined;
+  refusals: Record<string, { status: number; param: string | null | undefined; message: string }>;
+}
+
+/** The calls, as an OpenAI SDK user makes them (the same code in the page and in Node). */
+async function useAudio(Client: typeof OpenAI, base: string, model: string, wav: number[]) {
+  const client = new Client({
+    baseURL: `${base}/v1`,
+    apiKey: 'any',
+    dangerouslyAllowBrowser: true,
+    maxRetries: 0,
+  });
+  const bytes = Uint8Array.from(wav);
+  const file = () => new File([bytes], 'tone.wav', { type: 'audio/wav' });
+  const json = await client.audio.transcriptions.create({ file: file(), model, temperature: 0 });
+  const text = await client.audio.transcriptions.create({
+    file: file(),
+    model,
+    response_format: 'text',
+  });
+  const verbose = await client.audio.transcriptions.create({
+    file: file(),
+    model,
+    language: 'en',
+    response_format: 'verbose_json',
+  });
+  const stream = await client.audio.transcriptions.create({ file: file(), model, stream: true });
+  const streamTypes: string[] = [];
+  let streamText = '';
+  let streamDone = '';
+  for await (const event of stream) {
+    streamTypes.push(event.type);
+    if (event.type === 'transcript.text.delta') streamText += event.delta;
+    if (event.type === 'transcript.text.done') streamDone = event.text;
+  }
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  const question = { type: 'text' as const, text: 'What do you hear?' };
+  const withAudio = await client.chat.completions.create({
+    model,
+    max_tokens: 2,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          question,
+          { type: 'input_audio', input_audio: { data: btoa(binary), format: 'wav' } },
+        ],
+      },
+    ],
+  });
+  const withoutAudio = await client.chat.completions.create({
+    model,
+    max_tokens: 2,
+    messages: [{ role: 'user', content: [question] }],
+  });
+  // The model hears on wllama 3.13's build, which serves audio; the engine says why.
+  const engine = await (await fetch(`${base}/api/lmtab/engine`)).json();
+  const loaded = (
+    engine.loaded as { model: string; info: { build: string; buildReason?: string } }[]
+  ).find((m) => m.model === model);
+  const refusals: Answers['refusals'] = {};
+  const refused = async (name: string, call: () => Promise<unknown>) => {
+    try {
+      await call();
+      refusals[name] = { status: 200, param: undefined, message: '' };
+    } catch (error) {
+      const e = error as { status: number; param?: string | null; message: string };
+      refusals[name] = { status: e.status, param: e.param, message: e.message };
+    }
+  };
+  await refused('deafModel', () =>
+    client.audio.transcriptions.create({ file: file(), model: 'tiny-lfm2' }),
+  );
+  await refused('notAudio', () =>
+    client.audio.transcriptions.create({
+      file: new File([new TextEncoder().encode('not a sound at all')], 'x.m4a'),
+      model,
+    }),
+  );
+  await refused('srt', () =>
+    client.audio.transcriptions.create({ file: file(), model, response_format: 'srt' }),
+  );
+  await refused('words', () =>
+    client.audio.transcriptions.create({
+      file: file(),
+      model,
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word'],
+    }),
+  );
+  await refused('speech', () =>
+    client.audio.speech.create({ model, voice: 'alloy', input: 'Hello', response_format: 'wav' }),
+  );
+  await refused('speechMp3', () =>
+    client.audio.speech.create({ model, voice: 'alloy', input: 'Hello', response_format: 'mp3' }),
+  );
+  await refused('chatAudioToDeafModel', () =>
+    client.chat.completions.create({
+      model: 'tiny-lfm2',
+      max_tokens: 1,
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'input_audio', input_audio: { data: btoa(binary), format: 'wav' } }],
+        },
+      ],
+    }),
+  );
+  return {
+    json,
+    text,
+    verbose,
+    streamTypes,
+    streamText,
+    streamDone,
+    chatWithAudio: withAudio.usage!.prompt_tokens,
+    chatWithoutAudio: withoutAudio.usage!.prompt_tokens,
+    build: loaded?.info,
+    refusals,
+  } as unknown as Answers;
+}
+
+function checkAnswers(answers: Answers): void {
+  expect(typeof answers.json.text).toBe('string');
+  // The audio's tokens and the instruction were read; something was written.
+  expect(answers.json.usage).toMatchObject({ type: 'tokens' });
+  expect(answers.json.usage!.input_tokens).toBeGreaterThan(10);
+  expect(typeof answers.text).toBe('string');
+  // One second of audio, said by the WAV header; the language asked for.
+  expect(answers.verbose.task).toBe('transcribe');
+  expect(answers.verbose.duration).toBeCloseTo(1, 3);
+  expect(answers.verbose.language).toBe('en');
+  // Streamed: deltas, then one done with the whole text.
+  expect(answers.streamTypes.at(-1)).toBe('transcript.text.done');
+  expect(answers.streamTypes.slice(0, -1).every((t) => t === 'transcript.text.delta')).toBe(true);
+  expect(answers.streamText).toBe(answers.streamDone);
+  // The clip's embeddings are in the chat's prompt: many more tokens than the text alone.
+  expect(answers.chatWithAudio).toBeGreaterThan(answers.chatWithoutAudio + 10);
+  expect(answers.build?.build).toBe('wllama 3.13.0');
+  expect(answers.build?.buildReason).toContain('audio');
+  const { refusals } = answers;
+  expect(refusals.deafModel).toMatchObject({ status: 400, param: 'model' });
+  expect(refusals.deafModel!.message).toContain('cannot hear audio');
+  expect(refusals.deafModel!.message).toContain('no projector');
+  expect(refusals.notAudio).toMatchObject({ status: 400, param: 'file' });
+  expect(refusals.notAudio!.message).toContain('WAV, MP3 or FLAC');
+  expect(refusals.srt).toMatchObject({ status: 400, param: 'response_format' });
+  expect(refusals.words).toMatchObject({ status: 400, param: 'timestamp_granularities' });
+  expect(refusals.speech).toMatchObject({ status: 400, param: 'model' });
+  expect(refusals.speech!.message).toContain('cannot speak');
+  expect(refusals.speechMp3).toMatchObject({ status: 400, param: 'response_format' });
+  expect(refusals.chatAudioToDeafModel).toMatchObject({ status: 400, param: 'model' });
+}
+
+async function audioInPage(page: Page, wav: number[]): Promise<Answers> {
+  await installOpenAi(page);
+  return page.evaluate(
+    ([model, wav, source]) => {
+      const run = new Function(`return (${source})`)() as typeof useAudio;
+      const Client = (window as unknown as { OpenAI: typeof OpenAI }).OpenAI;
+      return run(Client, location.origin, model, wav);
+    },
+    [model, wav, useAudio.toString()] as const,
+  ) as Promise<Answers>;
+}
+
+test.describe("OpenAI's audio routes", () => {
+  let relay: Relay;
+  let tab: EngineTab;
+  let wav: number[];
+
+  test.beforeAll(async ({ browser }) => {
+    wav = [...(await readFile(fixture('tone-1s.wav')))];
+    relay = await startRelay(testPorts.relayAudio);
+    tab = await openEngineTab(browser, relay, [
+      { file: 'tiny-lfm2-audio.gguf', projector: 'mmproj-tiny-lfm2-audio.gguf' },
+      { file: 'tiny-lfm2.gguf' },
+    ]);
+  });
+
+  test.afterAll(async () => {
+    await tab?.context.close();
+    await relay?.close();
+  });
+
+  test('transcriptions, input_audio and refusals in the page, through the service worker', async () => {
+    checkAnswers(await audioInPage(tab.page, wav));
+  });
+
+  test('the same from Node, through the relay', async () => {
+    checkAnswers(await useAudio(OpenAI, relay.url, model, wav));
+  });
+});

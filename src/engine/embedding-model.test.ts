@@ -29,10 +29,18 @@ describe('embedding models from GGUF metadata', () => {
   });
 
   it('lists capabilities as Ollama does', () => {
-    expect(modelCapabilities(record('bert', 1), false)).toEqual(['embedding']);
-    expect(modelCapabilities(record('lfm2', 3), false)).toEqual(['embedding']);
-    expect(modelCapabilities(record('bert', 4), false)).toEqual([]);
-    expect(modelCapabilities(record('lfm2'), true)).toEqual(['completion', 'vision']);
+    const text = { vision: false, audio: false };
+    expect(modelCapabilities(record('bert', 1), text)).toEqual(['embedding']);
+    expect(modelCapabilities(record('lfm2', 3), text)).toEqual(['embedding']);
+    expect(modelCapabilities(record('bert', 4), text)).toEqual([]);
+    expect(modelCapabilities(record('lfm2'), { vision: true, audio: false })).toEqual([
+      'completion',
+      'vision',
+    ]);
+    expect(modelCapabilities(record('lfm2'), { vision: false, audio: true })).toEqual([
+      'completion',
+      'audio',
+    ]);
   });
 
   it('refuses to embed with a chat model and to generate with an embedding model', () => {

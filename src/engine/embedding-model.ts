@@ -47,15 +47,20 @@ export function isEmbeddingOnly(summary: GgufSummary): boolean {
 /**
  * The capabilities `/api/show` and the GUI list for a stored model, as Ollama names them. Clients
  * look for `tools` before sending tools and `thinking` before `think`: `tools` when the GGUF's chat
- * template renders tools, `thinking` when it has thinking tags (as Ollama reads its templates).
+ * template renders tools, `thinking` when it has thinking tags (as Ollama reads its templates);
+ * `vision` and `audio` by its projector.
  */
-export function modelCapabilities(record: ModelRecord, supportsImages: boolean): string[] {
+export function modelCapabilities(
+  record: ModelRecord,
+  inputs: { vision: boolean; audio: boolean },
+): string[] {
   if (isEmbeddingOnly(record.gguf)) {
     return embeddingPooling(record.gguf) === undefined ? [] : ['embedding'];
   }
   const template = record.gguf.chatTemplate ?? '';
   const capabilities = ['completion'];
-  if (supportsImages) capabilities.push('vision');
+  if (inputs.vision) capabilities.push('vision');
+  if (inputs.audio) capabilities.push('audio');
   if (/\btools\b/.test(template)) capabilities.push('tools');
   if (templateThinks(template)) capabilities.push('thinking');
   return capabilities;

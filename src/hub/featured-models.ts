@@ -1,8 +1,10 @@
 /**
  * What a featured model does, shown as badges on its card. `rerank`: a reranker (pooling `rank`),
- * which scores documents for `/v1/rerank` and does not chat.
+ * which scores documents for `/v1/rerank` and does not chat. `audio`: it hears (an audio
+ * projector comes along): `/v1/audio/transcriptions` and `input_audio` in chats.
  */
-export type FeaturedCapability = 'text' | 'vision' | 'moe' | 'thinking' | 'tools' | 'rerank';
+export type FeaturedCapability =
+  'text' | 'vision' | 'audio' | 'moe' | 'thinking' | 'tools' | 'rerank';
 
 /** One pick of Discover's featured section. */
 export interface FeaturedModel {
@@ -30,7 +32,8 @@ export interface FeaturedModel {
 }
 
 /**
- * LiquidAI's LFM2, LFM2.5 and LFM3 GGUF repositories, smallest first within each group, then a
+ * LiquidAI's LFM2, LFM2.5 and LFM3 GGUF repositories, smallest first within each group, its audio
+ * model (the model and its audio projector; the speaking side is not served yet), then a
  * reranker for `/v1/rerank` (LiquidAI publishes none in GGUF: Jina's multilingual reranker, as
  * GPUStack converted it for llama.cpp, a file llama-server's documentation and users run with
  * `--reranking`). To add a model, add a line: the card, fit check and download follow from it.
@@ -151,6 +154,15 @@ export const featuredModels: readonly FeaturedModel[] = [
     parameters: 2e9,
     quantization: 'Q4_K_M',
     sizeBytes: 1.5e9,
+  },
+  {
+    repo: 'LiquidAI/LFM2.5-Audio-1.5B-GGUF',
+    name: 'LFM2.5-Audio 1.5B',
+    summary: 'Hears speech: transcribes it and answers questions about it.',
+    capabilities: ['text', 'audio'],
+    parameters: 1.5e9,
+    quantization: 'Q4_K_M',
+    sizeBytes: 1.3e9,
   },
   {
     repo: 'gpustack/jina-reranker-v2-base-multilingual-GGUF',

@@ -29,6 +29,7 @@ export interface FeaturedDownload {
 const capabilityText: Record<FeaturedCapability, string> = {
   text: 'Text',
   vision: 'Vision',
+  audio: 'Audio',
   moe: 'MoE',
   thinking: 'Thinking',
   tools: 'Tools',
@@ -38,6 +39,7 @@ const capabilityText: Record<FeaturedCapability, string> = {
 const capabilityTitle: Record<FeaturedCapability, string> = {
   text: 'Reads and writes text',
   vision: 'Reads images (downloads a vision projector along)',
+  audio: 'Hears speech: transcriptions and audio in chats (downloads an audio projector along)',
   moe: 'Mixture of experts: only part of the weights work on each token',
   thinking: 'Reasons step by step before the answer',
   tools: 'Calls tools (functions) you describe',

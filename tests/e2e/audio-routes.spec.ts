@@ -24,6 +24,8 @@ interface Answers {
   chatWithAudio: number;
   chatWithoutAudio: number;
   build: { build: string; buildReason?: string } | undefined;
+  capabilities: string[];
+  modalities: { vision: boolean; audio: boolean };
   refusals: Record<string, { status: number; param: string | null | undefined; message: string }>;
 }
 
@@ -84,6 +86,11 @@ async function useAudio(Client: typeof OpenAI, base: string, model: string, wav:
   const loaded = (
     engine.loaded as { model: string; info: { build: string; buildReason?: string } }[]
   ).find((m) => m.model === model);
+  // What clients read before sending audio: Ollama's capabilities, llama-server's modalities.
+  const show = await (
+    await fetch(`${base}/api/show`, { method: 'POST', body: JSON.stringify({ model }) })
+  ).json();
+  const props = await (await fetch(`${base}/props?model=${model}`)).json();
   const refusals: Answers['refusals'] = {};
   const refused = async (name: string, call: () => Promise<unknown>) => {
     try {
@@ -142,6 +149,8 @@ async function useAudio(Client: typeof OpenAI, base: string, model: string, wav:
     chatWithAudio: withAudio.usage!.prompt_tokens,
     chatWithoutAudio: withoutAudio.usage!.prompt_tokens,
     build: loaded?.info,
+    capabilities: show.capabilities,
+    modalities: props.modalities,
     refusals,
   } as unknown as Answers;
 }
@@ -164,6 +173,8 @@ function checkAnswers(answers: Answers): void {
   expect(answers.chatWithAudio).toBeGreaterThan(answers.chatWithoutAudio + 10);
   expect(answers.build?.build).toBe('wllama 3.13.0');
   expect(answers.build?.buildReason).toContain('audio');
+  expect(answers.capabilities).toEqual(['completion', 'audio', 'tools']);
+  expect(answers.modalities).toEqual({ vision: false, audio: true });
   const { refusals } = answers;
   expect(refusals.deafModel).toMatchObject({ status: 400, param: 'model' });
   expect(refusals.deafModel!.message).toContain('cannot hear audio');

@@ -1,12 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { featuredModels } from '../../src/hub/index.js';
 import { formatBytes } from '../../src/store/index.js';
 import { ensureFixtures } from '../support/lfm2-fixtures.js';
 import { fixtureDir } from './support/paths.js';
 import type { FakeHub } from '../support/fake-hub.js';
 import { overflowingElements } from './support/accessibility.js';
-import { openApp, openTab } from './support/app.js';
+import { fixture, openApp, openTab } from './support/app.js';
 import {
   downloadItem,
   featuredCard,
@@ -59,6 +59,37 @@ test('the featured reranker downloads from its card, which says how to call it, 
   }, id);
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   expect(answer.body.results.map((r: { index: number }) => r.index).sort()).toEqual([0, 1]);
+});
+
+test('the featured audio model downloads with its audio projector and transcribes', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const audio = featuredModels.find((m) => m.capabilities.includes('audio'))!;
+  await useHub(page, hub);
+  await openApp(page);
+  await openTab(page, 'Discover');
+  const card = featuredCard(page, audio.repo);
+  await expect(card.locator('.badges .badge')).toHaveText(['Text', 'Audio']);
+  await card.getByRole('button', { name: `Download ${audio.name}` }).click();
+  await expect(card.getByRole('button', { name: `Chat with ${audio.name}` })).toBeVisible({
+    timeout: 60_000,
+  });
+  const stem = audio.repo.split('/')[1]!.replace(/-GGUF$/, '');
+  expect(hub.requestsFor(`${audio.repo}/mmproj-${stem}-F16.gguf`).length).toBeGreaterThan(0);
+  const wav = [...(await readFile(fixture('tone-1s.wav')))];
+  const answer = await page.evaluate(
+    async ([model, bytes]) => {
+      const form = new FormData();
+      form.append('file', new Blob([Uint8Array.from(bytes)]), 'tone.wav');
+      form.append('model', model);
+      const response = await fetch('/v1/audio/transcriptions', { method: 'POST', body: form });
+      return { status: response.status, body: await response.json() };
+    },
+    [`hf.co/${audio.repo}:Q4_K_M`, wav] as const,
+  );
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body.usage.input_tokens).toBeGreaterThan(10);
 });
 
 test('a featured LFM2 card downloads in one click and chats right there in Discover', async ({

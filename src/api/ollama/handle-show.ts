@@ -1,3 +1,4 @@
+import { projectorModalities } from '../projector-modalities.js';
 import { modelCapabilities } from '../../engine/index.js';
 import { formatModelfile } from '../../modelfile/index.js';
 import type { ModelRecord } from '../../store/index.js';
@@ -33,7 +34,7 @@ export async function handleShow(context: RouteContext): Promise<Response> {
   }
   answer.details = modelDetails(record);
   answer.model_info = modelInfo(record);
-  answer.capabilities = modelCapabilities(record, context.engine.supportsImages(record));
+  answer.capabilities = modelCapabilities(record, await projectorModalities(context, record));
   answer.modified_at = new Date(record.createdAt).toISOString();
   return jsonResponse(answer);
 }

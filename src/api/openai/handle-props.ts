@@ -1,3 +1,4 @@
+import { projectorModalities } from '../projector-modalities.js';
 import { jsonResponse } from '../json-response.js';
 import type { RouteContext } from '../route-context.js';
 import { llamaServerModel } from './llama-server-model.js';
@@ -21,7 +22,7 @@ export async function handleProps(context: RouteContext): Promise<Response> {
     total_slots: loaded.parallel,
     model_alias: record.id,
     model_path: record.id,
-    modalities: { vision: context.engine.supportsImages(record), audio: false },
+    modalities: await projectorModalities(context, record),
     chat_template: record.gguf.chatTemplate ?? '',
     n_ctx_train: record.gguf.contextLength ?? loaded.contextLength,
     build_info: `lmtab ${context.version}`,

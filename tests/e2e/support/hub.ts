@@ -5,6 +5,7 @@ import type { FakeHub, FakeHubRepo } from '../../support/fake-hub.js';
 import { encodeGguf } from '../../support/gguf-writer.js';
 import { ensureFixtures, fixtureModel } from '../../support/lfm2-fixtures.js';
 import { ensureEmbeddingFixtures } from '../../support/embedding-fixtures.js';
+import { ensureAudioFixtures, type AudioFixturePaths } from '../../support/audio-fixtures.js';
 import { splitGgufModel } from '../../support/split-gguf.js';
 import { fixtureDir } from './paths.js';
 import { openTab } from './app.js';
@@ -40,12 +41,13 @@ export const textCard = [
 
 /**
  * The featured repositories (src/hub/featured-models.ts) the tests above do not already serve,
- * each with a tiny fixture under the real file names: `<MODEL>-Q4_K_M.gguf`, and for vision
- * models `mmproj-<MODEL>-F16.gguf`.
+ * each with a tiny fixture under the real file names: `<MODEL>-Q4_K_M.gguf`, and for vision and
+ * audio models `mmproj-<MODEL>-F16.gguf`.
  */
 function featuredRepos(
   paths: Awaited<ReturnType<typeof ensureFixtures>>,
   reranker: string,
+  audio: AudioFixturePaths,
   served: readonly string[],
 ): FakeHubRepo[] {
   return featuredModels
@@ -53,13 +55,17 @@ function featuredRepos(
     .map((model) => {
       const stem = model.repo.split('/')[1]!.replace(/-GGUF$/, '');
       const vision = model.capabilities.includes('vision');
+      const hears = model.capabilities.includes('audio');
+      const projector = vision ? paths.mmproj : hears ? audio.projector : undefined;
       const file = vision
         ? paths.lfm2Vl
-        : model.capabilities.includes('moe')
-          ? paths.lfm2moe
-          : model.capabilities.includes('rerank')
-            ? reranker
-            : paths.lfm2;
+        : hears
+          ? audio.model
+          : model.capabilities.includes('moe')
+            ? paths.lfm2moe
+            : model.capabilities.includes('rerank')
+              ? reranker
+              : paths.lfm2;
       return {
         id: model.repo,
         downloads: 1000,
@@ -69,7 +75,7 @@ function featuredRepos(
           : {}),
         files: [
           { path: `${stem}-Q4_K_M.gguf`, file },
-          ...(vision ? [{ path: `mmproj-${stem}-F16.gguf`, file: paths.mmproj }] : []),
+          ...(projector ? [{ path: `mmproj-${stem}-F16.gguf`, file: projector }] : []),
         ],
       };
     });
@@ -79,10 +85,11 @@ function featuredRepos(
 export async function startE2eHub(): Promise<FakeHub> {
   const paths = await ensureFixtures(fixtureDir);
   const { bertReranker } = await ensureEmbeddingFixtures(fixtureDir);
+  const audio = await ensureAudioFixtures(fixtureDir);
   const split = splitGgufModel(fixtureModel('lfm2'), 2).map((part) => encodeGguf(part));
   return startFakeHub({
     repos: [
-      ...featuredRepos(paths, bertReranker, [repos.text, repos.vision]),
+      ...featuredRepos(paths, bertReranker, audio, [repos.text, repos.vision]),
       {
         id: repos.text,
         downloads: 5200,

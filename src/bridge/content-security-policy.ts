@@ -13,6 +13,8 @@ export const contentSecurityPolicy = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob: http: https:",
   "font-src 'self' data:",
+  // The Chat tab plays attached audio clips back (data: URIs).
+  "media-src 'self' data: blob:",
   "connect-src 'self' http: https: ws: wss: data: blob:",
   "object-src 'none'",
   "base-uri 'none'",

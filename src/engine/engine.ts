@@ -236,6 +236,11 @@ export interface EngineInfo {
    * load's life (`backend-record.ts`); absent before a load.
    */
   backendLines?: string[];
+  /**
+   * A loaded model's media besides text, as llama.cpp read its projector: images in, audio in,
+   * audio out (speech), a realtime audio session. Absent for a model without a projector.
+   */
+  media?: { images: boolean; audioInput: boolean; audioOutput: boolean; realtime: boolean };
   /** Graph splits of a loaded model's last reserved graph, as llama.cpp logged them. */
   graphSplits?: number;
   /** The last GPU device loss this engine saw: when (epoch ms) and the line that said so. */

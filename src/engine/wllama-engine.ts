@@ -1,6 +1,7 @@
 import {
   WllamaAbortError,
   WllamaRuntimeError,
+  type LoadedContextInfo,
   type TranscriptionChunk,
   type TranscriptionParams,
   type Wllama,
@@ -205,6 +206,21 @@ async function wllamaMessages(messages: ChatMessage[]) {
   );
 }
 
+/**
+ * What a loaded model takes and gives besides text, as llama.cpp says once it has read the
+ * projector; undefined for a model without one.
+ */
+function mediaOf(wllama: Wllama): EngineInfo['media'] {
+  const context = wllama.getLoadedContextInfo() as Partial<LoadedContextInfo>;
+  const media = {
+    images: wllama.supportInputModality('image'),
+    audioInput: context.has_audio_input === true,
+    audioOutput: context.has_audio_output === true,
+    realtime: context.has_audio_stream === true,
+  };
+  return Object.values(media).some(Boolean) ? media : undefined;
+}
+
 /** A tool call id in OpenAI's style (`call_` and 24 hex digits). */
 function callId(): string {
   // getRandomValues, unlike randomUUID, also works on plain-http LAN origins (no secure context).
@@ -371,6 +387,8 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
       started = await start(record, blobs, onCpuBuild(fallback), contextLength, heads);
     }
     await options.store.touch(record.id);
+    const media = mediaOf(started.wllama);
+    if (media !== undefined) started.info = { ...started.info, media };
     const contextReason = contextReasons.get(record.id);
     if (contextReason !== undefined) {
       started.log.push(`lmtab: ${record.id} loads with ${contextReason}`);

@@ -73,6 +73,26 @@ describe('buildChatRequest', () => {
     ]);
   });
 
+  it('sends audio clips as input_audio parts, with the format their data: URI names', () => {
+    const audio = [
+      'data:audio/wav;base64,UklG',
+      'data:audio/mpeg;base64,SUQz',
+      'data:audio/flac;base64,ZkxhQw==',
+    ];
+    const turns = [turn('user', 'Listen', { audio })];
+    expect(buildChatRequest('m', defaultChatSettings, turns).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Listen' },
+          { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } },
+          { type: 'input_audio', input_audio: { data: 'SUQz', format: 'mp3' } },
+          { type: 'input_audio', input_audio: { data: 'ZkxhQw==', format: 'flac' } },
+        ],
+      },
+    ]);
+  });
+
   it('sends a switched-on schema as response_format json_schema, strict', () => {
     const settings = { ...defaultChatSettings, structuredOutput: true };
     const body = buildChatRequest('m', settings, [turn('user', 'Rate it')]);

@@ -23,7 +23,11 @@ export type WireChatMessage =
       role: 'user';
       content:
         | string
-        | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
+        | Array<
+            | { type: 'text'; text: string }
+            | { type: 'image_url'; image_url: { url: string } }
+            | { type: 'input_audio'; input_audio: { data: string; format: string } }
+          >;
     };
 
 /** The streamed `/v1/chat/completions` body of a Chat tab request. */
@@ -103,12 +107,13 @@ export function buildChatRequest(
     if (turn.error !== undefined) continue;
     if (turn.role === 'assistant') {
       messages.push(...assistantMessages(turn));
-    } else if (turn.images?.length) {
+    } else if (turn.images?.length || turn.audio?.length) {
       messages.push({
         role: 'user',
         content: [
           ...(turn.content !== '' ? [{ type: 'text' as const, text: turn.content }] : []),
-          ...turn.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+          ...(turn.images ?? []).map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+          ...(turn.audio ?? []).map(inputAudio),
         ],
       });
     } else {
@@ -144,4 +149,13 @@ export function buildChatRequest(
     if (settings.toolChoice !== 'auto') body.tool_choice = settings.toolChoice;
   }
   return body;
+}
+
+/** The `input_audio` part of an audio clip's `data:` URI (`data:audio/mpeg;base64,...`). */
+function inputAudio(url: string) {
+  const comma = url.indexOf(',');
+  const type = url.slice('data:'.length, url.indexOf(';'));
+  const format =
+    type === 'audio/mpeg' || type === 'audio/mp3' ? 'mp3' : type.endsWith('flac') ? 'flac' : 'wav';
+  return { type: 'input_audio' as const, input_audio: { data: url.slice(comma + 1), format } };
 }

@@ -41,6 +41,8 @@ export interface ChatTurn {
   content: string;
   /** Attached images as `data:` URIs (user turns). */
   images?: string[];
+  /** Attached audio clips (WAV, MP3, FLAC) as `data:` URIs (user turns). */
+  audio?: string[];
   /** The model that wrote an answer. */
   model?: string;
   /** An answer's thinking (`reasoning_content`), shown apart from its text. */

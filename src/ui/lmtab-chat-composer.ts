@@ -6,10 +6,28 @@ import { toDataUri } from './to-data-uri.js';
 /** Largest image attached, in bytes (the API's body limit leaves room for a few). */
 const maxImageBytes = 8 * 1024 * 1024;
 
+/** Largest audio clip attached, in bytes: as base64 it stays well inside the API's 32 MiB. */
+const maxAudioBytes = 16 * 1024 * 1024;
+
+/** Audio files the engine reads (WAV, MP3, FLAC), by the MIME types browsers give them. */
+const audioTypes = new Set([
+  'audio/wav',
+  'audio/x-wav',
+  'audio/wave',
+  'audio/vnd.wave',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/flac',
+  'audio/x-flac',
+]);
+
+const isAudio = (uri: string) => uri.startsWith('data:audio/');
+
 /**
  * The Chat tab's message box: text, images (upload control, drag and drop via
- * {@link LmtabChatComposer.attachFiles}, paste, or a URL) shown as thumbnails, and Send or Stop.
- * Fires `send` with `{text, images}` and `stop`.
+ * {@link LmtabChatComposer.attachFiles}, paste, or a URL) shown as thumbnails, audio clips (WAV,
+ * MP3, FLAC: upload control or drop) shown as players, and Send or Stop.
+ * Fires `send` with `{text, images, audio}` and `stop`.
  */
 export class LmtabChatComposer extends LitElement {
   static override properties = {
@@ -18,6 +36,7 @@ export class LmtabChatComposer extends LitElement {
     placeholder: { type: String },
     model: { type: String },
     imagesAllowed: { type: Boolean, attribute: 'images-allowed' },
+    audioAllowed: { type: Boolean, attribute: 'audio-allowed' },
     blockedReason: { type: String, attribute: 'blocked-reason' },
     attachments: { state: true },
     urlOpen: { state: true },
@@ -34,6 +53,8 @@ export class LmtabChatComposer extends LitElement {
   declare model: string;
   /** Whether the chosen model reads images (it has a projector). */
   declare imagesAllowed: boolean;
+  /** Whether the chosen model may hear audio (it has a projector; the engine checks its kind). */
+  declare audioAllowed: boolean;
   /** Why nothing can be sent now (an invalid setting), shown above Send; empty when it can. */
   declare blockedReason: string;
   declare attachments: string[];
@@ -48,6 +69,7 @@ export class LmtabChatComposer extends LitElement {
     this.placeholder = '';
     this.model = '';
     this.imagesAllowed = false;
+    this.audioAllowed = false;
     this.blockedReason = '';
     this.attachments = [];
     this.urlOpen = false;
@@ -135,6 +157,11 @@ export class LmtabChatComposer extends LitElement {
         border: 1px solid var(--lm-border);
         display: block;
       }
+      .thumb.clip audio {
+        height: 2.5rem;
+        max-width: 16rem;
+        display: block;
+      }
       .thumb button {
         position: absolute;
         top: -0.45rem;
@@ -176,13 +203,21 @@ export class LmtabChatComposer extends LitElement {
     `,
   ];
 
-  /** Attaches image files (from a drop on the chat, the upload control or a paste). */
+  /** Attaches image and audio files (from a drop on the chat, the upload control or a paste). */
   async attachFiles(files: Iterable<File>): Promise<void> {
     this.error = '';
     const added: string[] = [];
     for (const file of files) {
+      if (audioTypes.has(file.type)) {
+        if (file.size > maxAudioBytes) {
+          this.error = `“${file.name}” is ${(file.size / 1e6).toFixed(1)} MB; audio clips up to ${maxAudioBytes / 1e6} MB can be attached.`;
+        } else {
+          added.push(await toDataUri(file));
+        }
+        continue;
+      }
       if (!file.type.startsWith('image/')) {
-        this.error = `“${file.name}” is not an image (${file.type === '' ? 'unknown type' : file.type}); attach PNG, JPEG, GIF or WebP files.`;
+        this.error = `“${file.name}” is neither an image nor an audio clip the model reads (${file.type === '' ? 'unknown type' : file.type}); attach PNG, JPEG, GIF or WebP images, or WAV, MP3 or FLAC audio.`;
         continue;
       }
       if (file.size > maxImageBytes) {
@@ -238,8 +273,11 @@ export class LmtabChatComposer extends LitElement {
 
   private get blocked(): string {
     if (this.blockedReason !== '') return this.blockedReason;
-    if (this.attachments.length > 0 && !this.imagesAllowed) {
+    if (this.attachments.some((uri) => !isAudio(uri)) && !this.imagesAllowed) {
       return `${this.model} has no vision projector, so it cannot read images. Choose a vision model, or remove the images.`;
+    }
+    if (this.attachments.some(isAudio) && !this.audioAllowed) {
+      return `${this.model} has no audio projector, so it cannot hear audio. Choose an audio model, or remove the clips.`;
     }
     return '';
   }
@@ -252,7 +290,11 @@ export class LmtabChatComposer extends LitElement {
     if (text === '' && this.attachments.length === 0) return;
     this.dispatchEvent(
       new CustomEvent('send', {
-        detail: { text, images: this.attachments },
+        detail: {
+          text,
+          images: this.attachments.filter((uri) => !isAudio(uri)),
+          audio: this.attachments.filter(isAudio),
+        },
         bubbles: true,
         composed: true,
       }),
@@ -271,11 +313,19 @@ export class LmtabChatComposer extends LitElement {
             ? html`<div class="thumbs">
                 ${this.attachments.map(
                   (src, i) =>
-                    html`<span class="thumb">
-                      <img src=${src} alt="Image ${i + 1} to send" />
+                    html`<span class="thumb ${isAudio(src) ? 'clip' : ''}">
+                      ${
+                        isAudio(src)
+                          ? html`<audio
+                              controls
+                              src=${src}
+                              aria-label="Audio clip ${i + 1} to send"
+                            ></audio>`
+                          : html`<img src=${src} alt="Image ${i + 1} to send" />`
+                      }
                       <button
                         type="button"
-                        aria-label="Remove image ${i + 1}"
+                        aria-label="Remove ${isAudio(src) ? 'audio clip' : 'image'} ${i + 1}"
                         @click=${() => (this.attachments = this.attachments.filter((_, j) => j !== i))}
                       >
                         ${icons.close}
@@ -340,13 +390,13 @@ export class LmtabChatComposer extends LitElement {
         ${this.error ? html`<p class="note error" role="alert">${this.error}</p>` : nothing}
         ${blocked ? html`<p class="note error" role="alert">${blocked}</p>` : nothing}
         <div class="bar">
-          <label class="attach ${this.disabled ? 'off' : ''}" title="Attach images">
+          <label class="attach ${this.disabled ? 'off' : ''}" title="Attach images or audio">
             <input
               class="visually-hidden"
               type="file"
-              accept="image/*"
+              accept="image/*,.wav,.mp3,.flac,${[...audioTypes].join(',')}"
               multiple
-              aria-label="Attach images"
+              aria-label="Attach images or audio"
               ?disabled=${this.disabled}
               @change=${async (event: Event) => {
                 const input = event.target as HTMLInputElement;

@@ -28,6 +28,7 @@ export class LmtabChatMessage extends LitElement {
     author: { type: String, reflect: true, attribute: 'data-role' },
     content: { type: String },
     images: { attribute: false },
+    audio: { attribute: false },
     model: { type: String },
     reasoning: { type: String },
     toolCalls: { attribute: false },
@@ -45,6 +46,8 @@ export class LmtabChatMessage extends LitElement {
   declare content: string;
   /** Attached images as data URIs. */
   declare images: string[];
+  /** Attached audio clips as data URIs. */
+  declare audio: string[];
   /** The model that answered. */
   declare model: string;
   /** The answer's thinking. */
@@ -67,6 +70,7 @@ export class LmtabChatMessage extends LitElement {
     this.author = 'user';
     this.content = '';
     this.images = [];
+    this.audio = [];
     this.model = '';
     this.reasoning = '';
     this.toolCalls = [];
@@ -111,6 +115,11 @@ export class LmtabChatMessage extends LitElement {
         justify-content: flex-end;
         gap: 0.4rem;
         margin-bottom: 0.4rem;
+      }
+      .turn audio {
+        display: block;
+        margin: 0 0 0.4rem auto;
+        max-width: 100%;
       }
       .images img {
         width: 7rem;
@@ -240,9 +249,17 @@ export class LmtabChatMessage extends LitElement {
             )}
           </div>`
         : nothing;
+      const clips = this.audio.map(
+        (src, i) =>
+          html`<audio
+            controls
+            src=${src}
+            aria-label="Attached audio clip ${i + 1} of ${this.audio.length}"
+          ></audio>`,
+      );
       // The text keeps its line breaks: the template around it adds none.
       return html`<div class="turn">
-        ${images}${this.content ? html`<div class="text">${this.content}</div>` : nothing}
+        ${images}${clips}${this.content ? html`<div class="text">${this.content}</div>` : nothing}
       </div>`;
     }
     const calls = this.toolCalls;

@@ -336,11 +336,12 @@ export class LmtabChatView extends LitElement {
     await this.refreshResident();
   }
 
-  private send(text: string, images: string[]) {
+  private send(text: string, images: string[], audio: string[]) {
     const conversation = this.current;
     if (!conversation || !this.model || this.busy) return;
     const turn: ChatTurn = { id: crypto.randomUUID(), role: 'user', content: text };
     if (images.length > 0) turn.images = images;
+    if (audio.length > 0) turn.audio = audio;
     const first = !conversation.renamed && conversation.turns.length === 0;
     this.stickToBottom = true;
     this.patch(conversation.id, (c) => ({
@@ -480,6 +481,7 @@ export class LmtabChatView extends LitElement {
             data-role=${t.role}
             .content=${t.content}
             .images=${t.images ?? []}
+            .audio=${t.audio ?? []}
             .model=${t.model ?? ''}
             .reasoning=${t.reasoning ?? ''}
             .toolCalls=${t.toolCalls ?? []}
@@ -606,13 +608,14 @@ export class LmtabChatView extends LitElement {
             ?busy=${this.busy}
             model=${this.model}
             ?images-allowed=${record?.projector !== undefined}
+            ?audio-allowed=${record?.projector !== undefined}
             placeholder=${this.model ? `Send a message to ${this.model}` : 'Add a model first'}
-            @send=${(e: CustomEvent<{ text: string; images: string[] }>) =>
-              this.send(e.detail.text, e.detail.images)}
+            @send=${(e: CustomEvent<{ text: string; images: string[]; audio: string[] }>) =>
+              this.send(e.detail.text, e.detail.images, e.detail.audio)}
             @stop=${() => this.controller?.abort()}
           ></lmtab-chat-composer>
         </div>
-        ${this.dragging ? html`<div class="drop">Drop images to attach</div>` : nothing}
+        ${this.dragging ? html`<div class="drop">Drop images or audio to attach</div>` : nothing}
       </section>
       <div
         class="scrim ${overlay ? 'show' : ''}"

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { importModel, openApp, openTab, pngDataUri } from './support/app.js';
+import { fixture, importModel, openApp, openTab, pngDataUri } from './support/app.js';
 import { watchConsole } from './support/console.js';
 
 /** Generation on two shared cores can be slow: waits for answers allow for it. */
@@ -224,7 +224,7 @@ test.describe('Chat tab', () => {
     await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
     const image = await pngDataUri(page);
 
-    await page.getByLabel('Attach images').setInputFiles({
+    await page.getByLabel('Attach images or audio').setInputFiles({
       name: 'square.png',
       mimeType: 'image/png',
       buffer: Buffer.from(image.split(',')[1]!, 'base64'),
@@ -243,9 +243,9 @@ test.describe('Chat tab', () => {
     );
     const conversation = page.getByRole('region', { name: 'Conversation' });
     await conversation.dispatchEvent('dragover', { dataTransfer });
-    await expect(page.getByText('Drop images to attach')).toBeVisible();
+    await expect(page.getByText('Drop images or audio to attach')).toBeVisible();
     await conversation.dispatchEvent('drop', { dataTransfer });
-    await expect(page.getByText('Drop images to attach')).toBeHidden();
+    await expect(page.getByText('Drop images or audio to attach')).toBeHidden();
     await expect(page.getByRole('img', { name: /^Image \d to send$/ })).toHaveCount(3);
 
     await setNumber(page, 'Max tokens', '8');
@@ -272,11 +272,37 @@ test.describe('Chat tab', () => {
     expect(problems).toEqual([]);
   });
 
+  test('an audio clip attaches, plays back, and reaches a model that hears', async ({ page }) => {
+    const problems = watchConsole(page);
+    await openApp(page);
+    const model = await importModel(page, 'tiny-lfm2-audio.gguf', 'mmproj-tiny-lfm2-audio.gguf');
+    await openTab(page, 'Chat');
+    await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
+    await page.getByLabel('Attach images or audio').setInputFiles(fixture('tone-1s.wav'));
+    await expect(page.getByLabel('Audio clip 1 to send')).toBeVisible();
+    await setNumber(page, 'Max tokens', '4');
+    await page.getByLabel('Message').fill('What do you hear?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const sent = page.locator('lmtab-chat-message[data-role="user"]');
+    await expect(sent.getByLabel('Attached audio clip 1 of 1')).toBeVisible();
+    const answer = page.locator('lmtab-chat-message[data-role="assistant"]');
+    const stats = answer.getByTestId('stats');
+    await expect(stats.or(answer.getByRole('alert'))).toBeVisible({ timeout: 120_000 });
+    await expect(answer.getByRole('alert')).toHaveCount(0);
+    // The clip became projector tokens in the prompt: Whisper's encoder reads a 30 s window, 750
+    // tokens (the text alone is about 15).
+    const promptTokens = Number(
+      await stats.locator('[data-prompt-tokens]').getAttribute('data-prompt-tokens'),
+    );
+    expect(promptTokens).toBeGreaterThan(750);
+    expect(problems).toEqual([]);
+  });
+
   test('problems show inline: images for a text model, and a failed request', async ({ page }) => {
     await openApp(page);
     const model = await importModel(page, 'tiny-lfm2.gguf');
     await openTab(page, 'Chat');
-    await page.getByLabel('Attach images').setInputFiles({
+    await page.getByLabel('Attach images or audio').setInputFiles({
       name: 'square.png',
       mimeType: 'image/png',
       buffer: Buffer.from((await pngDataUri(page)).split(',')[1]!, 'base64'),

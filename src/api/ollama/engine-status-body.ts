@@ -24,6 +24,8 @@ export interface EngineInfoBody {
   graphSplits?: number;
   /** The last GPU device loss. */
   gpuLost?: { at: number; line: string };
+  /** A loaded model's media besides text (images in, audio in, speech out, realtime audio). */
+  media?: { images: boolean; audioInput: boolean; audioOutput: boolean; realtime: boolean };
 }
 
 /** A resident model, as `GET /api/lmtab/engine` lists it. */
@@ -61,6 +63,7 @@ function infoBody(info: EngineInfo): EngineInfoBody {
     backendLines: info.backendLines && [...info.backendLines],
     graphSplits: info.graphSplits,
     gpuLost: info.gpuLost && { ...info.gpuLost },
+    media: info.media && { ...info.media },
   }) as EngineInfoBody;
 }
 

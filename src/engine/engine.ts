@@ -362,7 +362,6 @@ export interface TranscribeRequest {
   /** Text that precedes the audio (earlier transcript, spellings), as a hint to the model. */
   prompt?: string;
   temperature?: number;
-  seed?: number;
   /** Most tokens of transcript; the engine's limit when absent. */
   maxTokens?: number;
 }
@@ -388,7 +387,6 @@ export interface SpeakRequest {
   voice?: string;
   /** `wav` (a RIFF file) or `pcm` (raw 16-bit little-endian samples). */
   format: 'wav' | 'pcm';
-  seed?: number;
 }
 
 /** One piece of spoken audio; the last has `final`. */

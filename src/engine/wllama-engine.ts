@@ -676,7 +676,6 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
         ...(request.language !== undefined && { language: request.language }),
         ...(request.prompt !== undefined && { prompt: request.prompt }),
         ...(request.temperature !== undefined && { temperature: request.temperature }),
-        ...(request.seed !== undefined && { seed: request.seed }),
         max_tokens: Math.min(request.maxTokens ?? current.contextLength, current.contextLength),
         // As in chats (utf8-guard.ts): the transcript stays valid UTF-8, which wllama's JSON needs.
         logit_bias: current.unsafeTokens.map((id) => [id, false]),
@@ -729,7 +728,6 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
         stream: true,
         abortSignal: signal,
         ...(request.voice !== undefined && { voice: request.voice }),
-        ...(request.seed !== undefined && { seed: request.seed }),
       });
       for await (const chunk of chunks) {
         yield {

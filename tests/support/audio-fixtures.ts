@@ -1,8 +1,21 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { wavFile } from '../../src/api/testing/audio-samples.js';
 import { encodeGguf } from './gguf-writer.js';
 import type { GgufModel, GgufTensor, GgufValue } from './gguf-writer.js';
+import {
+  bool,
+  f16Tensor,
+  f32,
+  f32Tensor,
+  layerNorm,
+  randomWeights,
+  str,
+  u32,
+  zeros,
+} from './gguf-values.js';
 import { lfm2Configs, lfm2Model } from './lfm2-fixtures.js';
+import { writeIfChanged } from './write-if-changed.js';
 
 /**
  * Audio encoder settings of the tiny audio projector: a Whisper-shaped encoder (llama.cpp's
@@ -20,14 +33,6 @@ export const audioProjectorConfig = {
 
 /** The sample rate the encoder hears (Whisper's). */
 export const audioSampleRate = 16_000;
-
-const u32 = (value: number): GgufValue => ({ type: 'uint32', value });
-const f32 = (value: number): GgufValue => ({ type: 'float32', value });
-const str = (value: string): GgufValue => ({ type: 'string', value });
-const bool = (value: boolean): GgufValue => ({ type: 'bool', value });
-const randomWeights = { kind: 'normal', std: 0.02 } as const;
-const ones = { kind: 'constant', value: 1 } as const;
-const zeros = { kind: 'constant', value: 0 } as const;
 
 /**
  * The audio projector (`clip` architecture, projector `qwen2a`, audio encoder only) for the tiny
@@ -59,22 +64,7 @@ export function audioProjector(name = 'mmproj-tiny-lfm2-audio'): GgufModel {
     'clip.audio.attention.head_count': u32(heads),
     'clip.audio.attention.layer_norm_epsilon': f32(1e-5),
   };
-  const f16 = (tensor: string, dims: number[]): GgufTensor => ({
-    name: tensor,
-    dims,
-    type: 'F16',
-    data: randomWeights,
-  });
-  const f32Tensor = (tensor: string, dims: number[], data: GgufTensor['data']): GgufTensor => ({
-    name: tensor,
-    dims,
-    type: 'F32',
-    data,
-  });
-  const layerNorm = (prefix: string, n: number): GgufTensor[] => [
-    f32Tensor(`${prefix}.weight`, [n], ones),
-    f32Tensor(`${prefix}.bias`, [n], zeros),
-  ];
+  const f16 = f16Tensor;
   const tensors: GgufTensor[] = [
     // Kernel 3 over the mel bins, then over the channels; biases are rows llama.cpp broadcasts.
     f16('a.conv1d.1.weight', [3, melBins, ea]),
@@ -115,33 +105,17 @@ export function audioProjector(name = 'mmproj-tiny-lfm2-audio'): GgufModel {
  * (seeded), so the encoder reads a real spectrum.
  */
 export function wavTone(seconds = 1, hz = 440, rate = audioSampleRate): Uint8Array {
-  const samples = Math.round(seconds * rate);
-  const bytes = new Uint8Array(44 + samples * 2);
-  const view = new DataView(bytes.buffer);
-  const ascii = (offset: number, text: string) => {
-    for (let i = 0; i < text.length; i++) view.setUint8(offset + i, text.charCodeAt(i));
-  };
-  ascii(0, 'RIFF');
-  view.setUint32(4, 36 + samples * 2, true);
-  ascii(8, 'WAVE');
-  ascii(12, 'fmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true); // PCM
-  view.setUint16(22, 1, true); // mono
-  view.setUint32(24, rate, true);
-  view.setUint32(28, rate * 2, true);
-  view.setUint16(32, 2, true);
-  view.setUint16(34, 16, true);
-  ascii(36, 'data');
-  view.setUint32(40, samples * 2, true);
+  const count = Math.round(seconds * rate);
+  const samples = new Uint8Array(count * 2);
+  const view = new DataView(samples.buffer);
   let seed = 12345;
-  for (let i = 0; i < samples; i++) {
+  for (let i = 0; i < count; i++) {
     seed = (seed * 1103515245 + 12345) >>> 0;
     const noise = (seed / 2 ** 32 - 0.5) * 0.02;
     const value = 0.4 * Math.sin((2 * Math.PI * hz * i) / rate) + noise;
-    view.setInt16(44 + i * 2, Math.round(Math.max(-1, Math.min(1, value)) * 32767), true);
+    view.setInt16(i * 2, Math.round(Math.max(-1, Math.min(1, value)) * 32767), true);
   }
-  return bytes;
+  return wavFile(samples, rate);
 }
 
 /** Paths of the audio fixtures written by {@link ensureAudioFixtures}. */
@@ -164,15 +138,8 @@ export async function ensureAudioFixtures(dir: string): Promise<AudioFixturePath
   ];
   const paths = {} as AudioFixturePaths;
   for (const [key, file, bytes] of files) {
-    const path = join(dir, file);
-    paths[key] = path;
-    const expected = bytes();
-    const current = await readFile(path).catch(() => undefined);
-    if (current !== undefined && Buffer.from(expected).equals(current)) continue;
-    // Parallel test workers may race here: each writes a private file and renames it in place.
-    const temporary = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.partial`;
-    await writeFile(temporary, expected);
-    await rename(temporary, path);
+    paths[key] = join(dir, file);
+    await writeIfChanged(paths[key], bytes());
   }
   return paths;
 }

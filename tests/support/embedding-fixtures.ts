@@ -1,9 +1,10 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GgufSummary } from '../../src/store/index.js';
 import { elementCount, encodeGguf } from './gguf-writer.js';
 import type { GgufModel, GgufTensor, GgufValue } from './gguf-writer.js';
 import { lfm2Model } from './lfm2-fixtures.js';
+import { writeIfChanged } from './write-if-changed.js';
 
 /** Hyperparameters of the tiny `bert` encoder. */
 export const tinyBertConfig = {
@@ -226,12 +227,7 @@ export async function ensureEmbeddingFixtures(dir: string): Promise<EmbeddingFix
     const [name, build] = files[key];
     const path = join(dir, name);
     paths[key] = path;
-    const expected = encodeGguf(build());
-    const current = await readFile(path).catch(() => undefined);
-    if (current !== undefined && Buffer.from(expected).equals(current)) continue;
-    const temporary = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.partial`;
-    await writeFile(temporary, expected);
-    await rename(temporary, path);
+    await writeIfChanged(path, encodeGguf(build()));
   }
   return paths;
 }

@@ -1,8 +1,21 @@
-import { mkdir, readFile, stat, writeFile, rename, open } from 'node:fs/promises';
+import { mkdir, stat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GgufSummary } from '../../src/store/index.js';
 import { encodeGguf, ggufChunks, layoutGguf, writeGgufFile } from './gguf-writer.js';
 import type { GgmlTensorType, GgufModel, GgufTensor, GgufValue } from './gguf-writer.js';
+import {
+  bool,
+  f16Tensor,
+  f32,
+  f32Tensor,
+  layerNorm,
+  ones,
+  randomWeights,
+  str,
+  u32,
+  zeros,
+} from './gguf-values.js';
+import { writeIfChanged } from './write-if-changed.js';
 
 /** Shapes of the `lfm2` text model (public LFM2 configs; `tiny` is for tests). */
 export type Lfm2Size = 'tiny' | '350M' | '700M' | '1.2B' | '2.6B';
@@ -399,15 +412,6 @@ function defaultBenchName(size: Lfm2Size, type: string): string {
   return `lfm2-${size.toLowerCase()}-${type.toLowerCase()}-random`;
 }
 
-const u32 = (value: number): GgufValue => ({ type: 'uint32', value });
-const f32 = (value: number): GgufValue => ({ type: 'float32', value });
-const str = (value: string): GgufValue => ({ type: 'string', value });
-const bool = (value: boolean): GgufValue => ({ type: 'bool', value });
-
-const randomWeights = { kind: 'normal', std: 0.02 } as const;
-const ones = { kind: 'constant', value: 1 } as const;
-const zeros = { kind: 'constant', value: 0 } as const;
-
 /** llama.cpp's file types of the weight mixes the fixtures write. */
 const fileTypes = { F16: 1, Q8_0: 7, Q4_K_M: 15 } as const;
 
@@ -589,22 +593,7 @@ export function lfm2VlProjector(options: Lfm2VlProjectorOptions = {}): GgufModel
     'clip.vision.image_std': { type: 'array', itemType: 'float32', value: [0.5, 0.5, 0.5] },
     'clip.vision.projector.scale_factor': u32(scaleFactor),
   };
-  const f16 = (name: string, dims: number[]): GgufTensor => ({
-    name,
-    dims,
-    type: 'F16',
-    data: randomWeights,
-  });
-  const f32Tensor = (name: string, dims: number[], data: GgufTensor['data']): GgufTensor => ({
-    name,
-    dims,
-    type: 'F32',
-    data,
-  });
-  const layerNorm = (prefix: string, n: number): GgufTensor[] => [
-    f32Tensor(`${prefix}.weight`, [n], ones),
-    f32Tensor(`${prefix}.bias`, [n], zeros),
-  ];
+  const f16 = f16Tensor;
   const tensors: GgufTensor[] = [
     f16('v.patch_embd.weight', [patchSize, patchSize, 3, ev]),
     f32Tensor('v.patch_embd.bias', [ev], zeros),
@@ -792,14 +781,7 @@ export async function ensureFixtures(dir: string): Promise<FixturePaths> {
   for (const key of Object.keys(fixtureFiles) as (keyof FixturePaths)[]) {
     const path = join(dir, fixtureFiles[key]);
     paths[key] = path;
-    // Tiny files: comparing the full expected bytes catches any change in the generator.
-    const expected = encodeGguf(fixtureModel(key));
-    const current = await readFile(path).catch(() => undefined);
-    if (current !== undefined && Buffer.from(expected).equals(current)) continue;
-    // Parallel test workers may race here: each writes a private file and renames it in place.
-    const temporary = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.partial`;
-    await writeFile(temporary, expected);
-    await rename(temporary, path);
+    await writeIfChanged(path, encodeGguf(fixtureModel(key)));
   }
   return paths;
 }

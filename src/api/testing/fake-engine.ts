@@ -18,6 +18,7 @@ import type {
   TranscribeRequest,
 } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
+import { wavFile } from './audio-samples.js';
 import type { ModelRecord } from '../../store/index.js';
 
 /** What the fake engine does for one request. */
@@ -187,7 +188,10 @@ export function createFakeEngine(
       const half = samples.length / 2;
       const first = samples.subarray(0, half);
       yield {
-        audio: request.format === 'wav' ? fakeWav(first, samples.length) : first,
+        audio:
+          request.format === 'wav'
+            ? wavFile(first, fakeSpeechRate, { dataBytes: samples.length })
+            : first,
         sampleRate: fakeSpeechRate,
         final: false,
       };
@@ -208,28 +212,6 @@ export function createFakeEngine(
 
 /** The fake speaker's sample rate. */
 export const fakeSpeechRate = 24_000;
-
-/** A WAV header for `total` bytes of mono 16-bit samples, then `first` of them. */
-function fakeWav(first: Uint8Array, total: number): Uint8Array {
-  const out = new Uint8Array(44 + first.length);
-  const view = new DataView(out.buffer);
-  const ascii = (at: number, text: string) =>
-    [...text].forEach((c, i) => view.setUint8(at + i, c.charCodeAt(0)));
-  ascii(0, 'RIFF');
-  view.setUint32(4, 36 + total, true);
-  ascii(8, 'WAVEfmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true);
-  view.setUint16(22, 1, true);
-  view.setUint32(24, fakeSpeechRate, true);
-  view.setUint32(28, fakeSpeechRate * 2, true);
-  view.setUint16(32, 2, true);
-  view.setUint16(34, 16, true);
-  ascii(36, 'data');
-  view.setUint32(40, total, true);
-  out.set(first, 44);
-  return out;
-}
 
 /** The fake tokenizer's BOS token (the tokens below it are bytes). */
 export const fakeBos = 256;

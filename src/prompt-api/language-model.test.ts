@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createLanguageModelClass } from './language-model.js';
 
-/** A fetch that records each request and answers as lmtab's API would, for a stored `tiny`. */
-function fakeLmtab() {
+/**
+ * A fetch that records each request and answers as lmtab's API would, for a stored `tiny` with
+ * `capabilities` (`/api/show`'s).
+ */
+function fakeLmtab(capabilities = ['completion']) {
   const requests: { path: string; body: Record<string, unknown> | undefined }[] = [];
   const json = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), {
@@ -16,7 +19,9 @@ function fakeLmtab() {
       : undefined;
     requests.push({ path, body });
     if (path === '/v1/models') return json({ data: [{ id: 'tiny' }] });
-    if (path === '/api/show') return json({ model_info: { 'lfm2.context_length': 128 } });
+    if (path === '/api/show') {
+      return json({ model_info: { 'lfm2.context_length': 128 }, capabilities });
+    }
     if (path === '/api/generate') return json({ done: true });
     if (path === '/v1/messages/count_tokens') {
       const words = JSON.stringify(body).split(/\s+/).length;
@@ -32,7 +37,7 @@ function fakeLmtab() {
       }
       return json({
         choices: [{ message: { content: '{"rating": 4}' } }],
-        usage: { total_tokens: 40 },
+        usage: { prompt_tokens: 39, total_tokens: 40 },
       });
     }
     return json({ error: { message: `no route ${path}` } }, 404);
@@ -133,5 +138,77 @@ describe("lmtab's LanguageModel", () => {
     await expect(session.prompt('x')).rejects.toMatchObject({ name: 'InvalidStateError' });
     // A clone lives on.
     expect(await clone.prompt('x')).toBe('{"rating": 4}');
+  });
+
+  it('sends declared images and audio as image_url and input_audio parts, to a model that reads them', async () => {
+    const { fetch, requests } = fakeLmtab(['completion', 'vision', 'audio']);
+    const LanguageModel = createLanguageModelClass({
+      baseUrl: 'http://lmtab.test',
+      model: 'tiny',
+      fetch,
+    });
+    const both = { expectedInputs: [{ type: 'image' as const }, { type: 'audio' as const }] };
+    expect(await LanguageModel.availability(both)).toBe('available');
+    const session = await LanguageModel.create(both);
+    // An AudioBuffer's shape: one channel of 4 samples at 16 kHz.
+    const audioBuffer = {
+      sampleRate: 16_000,
+      length: 4,
+      numberOfChannels: 1,
+      getChannelData: () => Float32Array.of(0, 0.5, -0.5, 1),
+    };
+    const png = new Blob([Uint8Array.of(0x89, 0x50, 0x4e, 0x47)], { type: 'image/png' });
+    await session.prompt([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', value: 'Look and listen.' },
+          { type: 'image', value: png },
+          { type: 'audio', value: audioBuffer },
+        ],
+      },
+    ]);
+    const sent = requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body!;
+    const [text, image, audio] = (sent.messages as { content: Record<string, unknown>[] }[])[0]!
+      .content;
+    expect(text).toEqual({ type: 'text', text: 'Look and listen.' });
+    expect(image).toEqual({
+      type: 'image_url',
+      image_url: { url: 'data:image/png;base64,iVBORw==' },
+    });
+    const clip = (audio as { input_audio: { data: string; format: string } }).input_audio;
+    expect(clip.format).toBe('wav');
+    const wav = Uint8Array.from(atob(clip.data), (c) => c.charCodeAt(0));
+    expect(String.fromCharCode(...wav.subarray(0, 4))).toBe('RIFF');
+    // 44 header bytes, then the samples as 16-bit PCM (0, 0.5, -0.5, 1 of 32767).
+    expect([...new Int16Array(wav.slice(44).buffer)]).toEqual([0, 16384, -16383, 32767]);
+    // Measuring media asks the engine: a one-token chat's prompt tokens.
+    expect(
+      await session.measureContextUsage([
+        { role: 'user', content: [{ type: 'image', value: png }] },
+      ]),
+    ).toBe(39);
+  });
+
+  it('refuses media a session did not declare, or its model does not read', async () => {
+    const { fetch } = fakeLmtab(['completion', 'vision']);
+    const LanguageModel = createLanguageModelClass({
+      baseUrl: 'http://lmtab.test',
+      model: 'tiny',
+      fetch,
+    });
+    const audio = { expectedInputs: [{ type: 'audio' as const }] };
+    expect(await LanguageModel.availability(audio)).toBe('unavailable');
+    await expect(LanguageModel.create(audio)).rejects.toMatchObject({
+      name: 'NotSupportedError',
+      message: 'tiny does not read audio: it has no audio projector',
+    });
+    const session = await LanguageModel.create({ expectedInputs: [{ type: 'image' }] });
+    await expect(
+      session.prompt([{ role: 'user', content: [{ type: 'audio', value: new Blob(['RIFF']) }] }]),
+    ).rejects.toMatchObject({ name: 'NotSupportedError', message: /declare it in expectedInputs/ });
+    await expect(
+      session.prompt([{ role: 'user', content: [{ type: 'image', value: 42 }] }]),
+    ).rejects.toMatchObject({ name: 'TypeError' });
   });
 });

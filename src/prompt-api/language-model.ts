@@ -8,9 +8,12 @@
  * `responseConstraint` becomes a `json_schema` response format, `append` adds turns without an
  * answer, `measureContextUsage` counts tokens through `/v1/messages/count_tokens` (the model's own
  * tokenizer and template), and `create` downloads a model that is not stored yet through
- * `/api/pull`, reporting `downloadprogress` to its `monitor`. Tools, images and audio are not
- * offered yet: `availability` answers `unavailable` for them and `create` refuses them.
+ * `/api/pull`, reporting `downloadprogress` to its `monitor`. Images and audio go in as the chat's
+ * `image_url` and `input_audio` parts (`media-values.ts`) for a model that reads them, declared in
+ * `expectedInputs` as Chrome asks. Tools are not offered yet: `availability` answers `unavailable`
+ * for them and `create` refuses them.
  */
+import { audioPart, imagePart, MediaValueError, type MediaPart } from './media-values.js';
 
 /** Where a page's `LanguageModel` sends its requests, and which model answers. */
 export interface LanguageModelBackend {
@@ -76,11 +79,14 @@ export interface LanguageModelPromptOptions {
   signal?: AbortSignal;
 }
 
-/** One chat message as `/v1/chat/completions` takes it. */
+/** One chat message as `/v1/chat/completions` takes it: text, or text and media parts. */
 interface ChatMessage {
   role: Role;
-  content: string;
+  content: string | ({ type: 'text'; text: string } | MediaPart)[];
 }
+
+/** The media a session was created to take (its `expectedInputs` besides text). */
+type MediaKind = 'image' | 'audio';
 
 /** The sampling defaults and limits `LanguageModel.params()` answers (LFM2's recommended sampling). */
 const params = { defaultTopK: 40, maxTopK: 128, defaultTemperature: 0.3, maxTemperature: 2 };
@@ -100,38 +106,78 @@ function domError(name: string, message: string): Error {
     : Object.assign(new Error(message), { name });
 }
 
-/** The text of a prompt's messages; images, audio and tool turns are refused. */
-function toMessages(input: LanguageModelPrompt): ChatMessage[] {
+/**
+ * A prompt's messages as chat messages: text, and the images and audio the session declared in
+ * `expectedInputs` (others are a NotSupportedError, as in Chrome); tool turns are refused.
+ */
+async function toMessages(
+  input: LanguageModelPrompt,
+  media: ReadonlySet<MediaKind>,
+): Promise<ChatMessage[]> {
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   if (!Array.isArray(input)) return [{ role: 'user', content: String(input) }];
-  return input.map((message) => {
-    if (message.prefix === true) {
-      throw domError('NotSupportedError', "lmtab's LanguageModel does not continue a prefix yet");
-    }
-    if (typeof message.content === 'string') {
-      return { role: message.role, content: message.content };
-    }
-    const parts = message.content.map((part) => {
-      if (part.type !== 'text') {
-        throw domError(
-          'NotSupportedError',
-          `lmtab's LanguageModel takes text content; received ${part.type}`,
-        );
+  return Promise.all(
+    input.map(async (message): Promise<ChatMessage> => {
+      if (message.prefix === true) {
+        throw domError('NotSupportedError', "lmtab's LanguageModel does not continue a prefix yet");
       }
-      return String(part.value);
-    });
-    return { role: message.role, content: parts.join('') };
-  });
+      if (typeof message.content === 'string') {
+        return { role: message.role, content: message.content };
+      }
+      const parts = await Promise.all(message.content.map((part) => toPart(part, media)));
+      if (parts.every((part) => part.type === 'text')) {
+        return { role: message.role, content: parts.map((part) => part.text).join('') };
+      }
+      return { role: message.role, content: parts };
+    }),
+  );
+}
+
+async function toPart(
+  part: MessageContent,
+  media: ReadonlySet<MediaKind>,
+): Promise<{ type: 'text'; text: string } | MediaPart> {
+  if (part.type === 'text') return { type: 'text', text: String(part.value) };
+  if (part.type !== 'image' && part.type !== 'audio') {
+    throw domError(
+      'NotSupportedError',
+      `lmtab's LanguageModel does not run tools yet; received ${part.type}`,
+    );
+  }
+  if (!media.has(part.type)) {
+    throw domError(
+      'NotSupportedError',
+      `The session was not created for ${part.type} input: declare it in expectedInputs`,
+    );
+  }
+  try {
+    return await (part.type === 'image' ? imagePart(part.value) : audioPart(part.value));
+  } catch (error) {
+    if (error instanceof MediaValueError) throw domError(error.name, error.message);
+    throw error;
+  }
+}
+
+/** The media kinds `expectedInputs` declares. */
+function declaredMedia(options: LanguageModelCreateCoreOptions): Set<MediaKind> {
+  return new Set(
+    (options.expectedInputs ?? [])
+      .map((expected) => expected.type)
+      .filter((type): type is MediaKind => type === 'image' || type === 'audio'),
+  );
 }
 
 function checkOptions(options: LanguageModelCreateCoreOptions): void {
-  const other = [...(options.expectedInputs ?? []), ...(options.expectedOutputs ?? [])].find(
-    (expected) => expected.type !== 'text',
-  );
+  const other = [
+    ...(options.expectedInputs ?? []).filter(
+      (expected) => !['text', 'image', 'audio'].includes(expected.type),
+    ),
+    ...(options.expectedOutputs ?? []).filter((expected) => expected.type !== 'text'),
+  ][0];
   if (other) {
     throw domError(
       'NotSupportedError',
-      `lmtab's LanguageModel takes and gives text; ${other.type} was asked`,
+      `lmtab's LanguageModel takes text, images and audio and gives text; ${other.type} was asked`,
     );
   }
   if ((options.tools ?? []).length > 0) {
@@ -195,6 +241,16 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
     return typeof entry?.[1] === 'number' ? entry[1] : Infinity;
   }
 
+  /** The first of `media` the model does not read, by its `/api/show` capabilities. */
+  async function unreadMedia(media: ReadonlySet<MediaKind>): Promise<MediaKind | undefined> {
+    if (media.size === 0) return undefined;
+    const response = await post('/api/show', { model: backend.model });
+    if (!response.ok) throw await failure(response);
+    const { capabilities = [] } = (await response.json()) as { capabilities?: string[] };
+    const reads = { image: capabilities.includes('vision'), audio: capabilities.includes('audio') };
+    return [...media].find((kind) => !reads[kind]);
+  }
+
   /** Downloads the model through `/api/pull`, telling `monitor` how far it is (0 to 1). */
   async function pull(monitor: EventTarget, signal?: AbortSignal): Promise<void> {
     const response = await post('/api/pull', { model: backend.model, stream: true }, signal);
@@ -222,8 +278,21 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
     monitor.dispatchEvent(new DownloadProgressEvent(1));
   }
 
-  /** Tokens of `messages` as the model reads them (its tokenizer and chat template). */
+  /**
+   * Tokens of `messages` as the model reads them (its tokenizer and chat template): Anthropic's
+   * count for text; with images or audio, the prompt of a one-token chat (the media's tokens are
+   * the projector's, which only the engine knows).
+   */
   async function countTokens(messages: ChatMessage[], signal?: AbortSignal): Promise<number> {
+    if (messages.some((m) => typeof m.content !== 'string')) {
+      const response = await post(
+        '/v1/chat/completions',
+        { model: backend.model, messages, max_tokens: 1, stream: false },
+        signal,
+      );
+      if (!response.ok) throw await failure(response);
+      return ((await response.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens;
+    }
     const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
     const rest = messages.filter((m) => m.role !== 'system');
     const response = await post(
@@ -242,6 +311,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
   class LanguageModel extends EventTarget {
     #messages: ChatMessage[];
     #usage: number;
+    readonly #media: ReadonlySet<MediaKind>;
     #destroyed = false;
     #controller = new AbortController();
     oncontextoverflow: ((event: Event) => void) | null = null;
@@ -253,9 +323,11 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       readonly contextWindow: number,
       readonly topK: number,
       readonly temperature: number,
+      media: ReadonlySet<MediaKind>,
       signal?: AbortSignal,
     ) {
       super();
+      this.#media = media;
       this.#messages = messages;
       this.#usage = usage;
       signal?.addEventListener('abort', () => this.destroy(), { once: true });
@@ -267,7 +339,10 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       } catch {
         return 'unavailable';
       }
-      return (await stored()) ? 'available' : 'downloadable';
+      if (!(await stored())) return 'downloadable';
+      return (await unreadMedia(declaredMedia(options))) === undefined
+        ? 'available'
+        : 'unavailable';
     }
 
     static params(): Promise<typeof params> {
@@ -283,7 +358,15 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       monitor.addEventListener('downloadprogress', (event) => monitor.ondownloadprogress?.(event));
       options.monitor?.(monitor);
       if (!(await stored())) await pull(monitor, options.signal);
-      const initial = toMessages(options.initialPrompts ?? []);
+      const media = declaredMedia(options);
+      const unread = await unreadMedia(media);
+      if (unread !== undefined) {
+        throw domError(
+          'NotSupportedError',
+          `${backend.model} does not read ${unread === 'image' ? 'images' : 'audio'}: it has no ${unread === 'image' ? 'vision' : 'audio'} projector`,
+        );
+      }
+      const initial = await toMessages(options.initialPrompts ?? [], media);
       if (initial.some((m, i) => m.role === 'system' && i > 0)) {
         throw domError('TypeError', 'A system prompt must come first in initialPrompts');
       }
@@ -298,6 +381,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
         await contextWindow(),
         options.topK ?? params.defaultTopK,
         options.temperature ?? params.defaultTemperature,
+        media,
         options.signal,
       );
     }
@@ -366,7 +450,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       options: LanguageModelPromptOptions = {},
     ): Promise<string> {
       const signal = this.#check(options.signal);
-      const turn = toMessages(input);
+      const turn = await toMessages(input, this.#media);
       const response = await post(
         '/v1/chat/completions',
         this.#request(turn, options, false),
@@ -387,14 +471,14 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       options: LanguageModelPromptOptions = {},
     ): ReadableStream<string> {
       const signal = this.#check(options.signal);
-      const turn = toMessages(input);
-      const request = this.#request(turn, options, true);
+      const turn = toMessages(input, this.#media);
       let reader: ReadableStreamDefaultReader<string> | undefined;
       let buffered = '';
       let answer = '';
       let usage: number | undefined;
       return new ReadableStream<string>({
         start: async () => {
+          const request = this.#request(await turn, options, true);
           const response = await post('/v1/chat/completions', request, signal);
           if (!response.ok || !response.body) throw await failure(response);
           reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -403,7 +487,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
           for (;;) {
             const { value, done } = await reader!.read();
             if (done) {
-              this.#record(turn, answer, usage);
+              this.#record(await turn, answer, usage);
               controller.close();
               return;
             }
@@ -443,7 +527,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
 
     async append(input: LanguageModelPrompt, options: { signal?: AbortSignal } = {}) {
       const signal = this.#check(options.signal);
-      const turn = toMessages(input);
+      const turn = await toMessages(input, this.#media);
       this.#messages.push(...turn);
       this.#usage = await countTokens(this.#messages, signal);
     }
@@ -452,7 +536,8 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       input: LanguageModelPrompt,
       options: LanguageModelPromptOptions = {},
     ): Promise<number> {
-      return countTokens(toMessages(input), this.#check(options.signal));
+      const signal = this.#check(options.signal);
+      return countTokens(await toMessages(input, this.#media), signal);
     }
 
     measureInputUsage(input: LanguageModelPrompt, options: LanguageModelPromptOptions = {}) {
@@ -467,6 +552,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
         this.contextWindow,
         this.topK,
         this.temperature,
+        this.#media,
         options.signal,
       );
     }

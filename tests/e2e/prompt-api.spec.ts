@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { createLanguageModelClass } from '../../src/prompt-api/index.js';
 import type { Relay } from '../../src/relay/index.js';
 import { testPorts } from '../support/test-ports.js';
+import { fixture } from './support/app.js';
 import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 // lmtab's `LanguageModel` (Chrome's Prompt API) on the real engine: a page that loads the script
@@ -154,7 +156,10 @@ test.describe("lmtab's LanguageModel (Chrome's Prompt API)", () => {
 
   test.beforeAll(async ({ browser }) => {
     relay = await startRelay(testPorts.relayPromptApi);
-    tab = await openEngineTab(browser, relay, [{ file: 'tiny-lfm2.gguf' }]);
+    tab = await openEngineTab(browser, relay, [
+      { file: 'tiny-lfm2.gguf' },
+      { file: 'tiny-lfm2-audio.gguf', projector: 'mmproj-tiny-lfm2-audio.gguf' },
+    ]);
   });
 
   test.afterAll(async () => {
@@ -197,4 +202,90 @@ test.describe("lmtab's LanguageModel (Chrome's Prompt API)", () => {
     const missing = createLanguageModelClass({ baseUrl: relay.url, model: 'no-such-model' });
     expect(await missing.availability()).toBe('downloadable');
   });
+
+  test('audio in a prompt: an AudioBuffer in the page, a WAV Blob from Node', async () => {
+    test.setTimeout(180_000);
+    const audioModel = 'tiny-lfm2-audio';
+    const inPage = await tab.page.evaluate(async (model) => {
+      const script = document.createElement('script');
+      script.type = 'module';
+      script.src = `/lmtab-language-model.js?model=${model}&force=1&max_tokens=4`;
+      await new Promise((resolve, reject) => {
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.append(script);
+      });
+      const LanguageModel = (window as unknown as { LanguageModel: LanguageModelLike })
+        .LanguageModel;
+      const expectedInputs = [{ type: 'audio' }];
+      const availability = await LanguageModel.availability({ expectedInputs });
+      const session = await LanguageModel.create({ expectedInputs });
+      // One second of a 440 Hz tone, as a page gets it from decodeAudioData or a recorder.
+      const buffer = new AudioBuffer({ length: 16_000, sampleRate: 16_000, numberOfChannels: 1 });
+      buffer.getChannelData(0).forEach((_, i, data) => {
+        data[i] = 0.4 * Math.sin((2 * Math.PI * 440 * i) / 16_000);
+      });
+      const message = [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', value: 'What do you hear?' },
+            { type: 'audio', value: buffer },
+          ],
+        },
+      ];
+      const measured = await session.measureInputUsage(message);
+      const answer = await session.prompt(message);
+      return { availability, measured, answer: typeof answer, usage: session.contextUsage };
+    }, audioModel);
+    checkAudio(inPage);
+    const LanguageModel = createLanguageModelClass({
+      baseUrl: relay.url,
+      model: audioModel,
+      maxTokens: 4,
+    });
+    const expectedInputs = [{ type: 'audio' as const }];
+    const session = await LanguageModel.create({ expectedInputs });
+    const wav = new Blob([await readFile(fixture('tone-1s.wav'))], { type: 'audio/wav' });
+    const message = [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, value: 'What do you hear?' },
+          { type: 'audio' as const, value: wav },
+        ],
+      },
+    ];
+    const measured = await session.measureInputUsage(message);
+    const answer = await session.prompt(message);
+    checkAudio({
+      availability: await LanguageModel.availability({ expectedInputs }),
+      measured,
+      answer: typeof answer,
+      usage: session.contextUsage,
+    });
+  });
 });
+
+/** The shape of a `LanguageModel` class a page's code uses. */
+interface LanguageModelLike {
+  availability(options: object): Promise<string>;
+  create(options: object): Promise<{
+    measureInputUsage(input: unknown): Promise<number>;
+    prompt(input: unknown): Promise<string>;
+    contextUsage: number;
+  }>;
+}
+
+/** The clip reached the projector: Whisper's 30 s window is 750 tokens of the prompt. */
+function checkAudio(results: {
+  availability: string;
+  measured: number;
+  answer: string;
+  usage: number;
+}): void {
+  expect(results.availability).toBe('available');
+  expect(results.measured).toBeGreaterThanOrEqual(750);
+  expect(results.answer).toBe('string');
+  expect(results.usage).toBeGreaterThan(results.measured);
+}

@@ -1,4 +1,3 @@
-import type { AudioFormat } from '../engine/index.js';
 import { LmtabError } from '../errors/index.js';
 import { describeBytes } from './describe-bytes.js';
 
@@ -7,7 +6,8 @@ export const acceptedAudioFormats = 'WAV, MP3 or FLAC';
 
 /** An audio file's format and length, read from its own headers. */
 export interface AudioFileFacts {
-  format: AudioFormat;
+  /** The engine's `AudioFormat` (spelled here too: this file runs on both sides of the relay). */
+  format: 'wav' | 'mp3' | 'flac';
   /** Seconds of audio, when the headers say (WAV, FLAC) or the frames add up (MP3). */
   durationSeconds?: number;
 }

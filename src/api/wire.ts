@@ -2,6 +2,8 @@
 // CLI, the service worker): routes as data, error answers in each protocol's shape, body limits and
 // token readers, without a handler. Everything it reaches runs anywhere: no DOM, no Node built-ins
 // (tsconfig.node.json compiles it without the DOM, tsconfig.browser.json without Node's types).
+export { acceptedAudioFormats, readAudioFacts } from './audio-file.js';
+export type { AudioFileFacts } from './audio-file.js';
 export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';
 export { describeBytes } from './describe-bytes.js';
 export { createNdjsonEncoder, formatNdjsonLine } from './ndjson-encoder.js';
@@ -14,4 +16,5 @@ export type { RouteScope } from './route-table.js';
 export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
 export type { SseMessage } from './sse-encoder.js';
 export type { TokenReader } from './token-reader.js';
+export { wavFile } from './wav-file.js';
 export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';

@@ -1,5 +1,4 @@
-import { acceptedAudioFormats, readAudioFacts } from '../api/audio-file.js';
-import { wavFile } from '../api/wav-file.js';
+import { acceptedAudioFormats, readAudioFacts, wavFile } from '../api/wire.js';
 import type { AudioFormat } from '../engine/index.js';
 
 // The Prompt API's image and audio values as `/v1/chat/completions` parts: an image as a `data:`

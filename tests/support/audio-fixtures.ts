@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { wavFile } from '../../src/api/wav-file.js';
+import { wavFile } from '../../src/api/wire.js';
 import { encodeGguf } from './gguf-writer.js';
 import type { GgufModel, GgufTensor, GgufValue } from './gguf-writer.js';
 import {

@@ -2,7 +2,7 @@ import { createInboundBody, type InboundBody } from './body-stream.js';
 import { tokenReaderFor } from '../api/wire.js';
 import { createTokenCounter, type TokenCounter } from './count-tokens.js';
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
-import { readModelName } from './read-model-name.js';
+import { ModelNameSniffer } from './read-model-name.js';
 import { serveFrame } from './serve-frames.js';
 import {
   decodeBodyPiece,
@@ -100,30 +100,16 @@ export interface RelayConnection {
 /** Largest body piece sent in one WebSocket message. */
 const maxPieceBytes = 1024 * 1024;
 
-/** Bytes of a request body kept to read the model name for the log (a JSON body's start). */
-const sniffBytes = 64 * 1024 + 1;
-
 interface Served {
   frame: SocketRequestFrame;
   /** The request's body as it arrives, while it does. */
   body?: InboundBody;
-  /** The body's first bytes, for the log's model name. */
-  sniffed: Uint8Array[];
-  sniffedBytes: number;
+  /** What the log's model name is read from, until the body ends. */
+  sniffer?: ModelNameSniffer;
   /** Stops the request once it is running. */
   stop?: () => void;
   log: RelayRequestLog;
   tokens?: TokenCounter;
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /**
@@ -244,19 +230,13 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     );
   };
 
-  /** Notes a body piece's first bytes for the log, and reads the model name once it has them. */
+  /** Notes a body piece for the log, and reads the model name once the body has ended. */
   const sniff = (request: Served, chunk: Uint8Array | undefined) => {
-    if (request.sniffedBytes >= sniffBytes) return;
-    if (chunk !== undefined) {
-      const part = chunk.slice(0, sniffBytes - request.sniffedBytes);
-      request.sniffed.push(part);
-      request.sniffedBytes += part.byteLength;
-    }
-    if (chunk === undefined || request.sniffedBytes >= sniffBytes) {
-      request.log.model = readModelName(concat(request.sniffed, request.sniffedBytes));
-      request.sniffed = [];
-      request.sniffedBytes = sniffBytes;
-    }
+    const { sniffer } = request;
+    if (sniffer === undefined) return;
+    if (chunk !== undefined) return sniffer.push(chunk);
+    request.log.model = sniffer.name();
+    request.sniffer = undefined;
   };
 
   const onMessage = (to: WebSocket, data: unknown) => {
@@ -276,8 +256,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     if (frame.type === 'request') {
       const request: Served = {
         frame,
-        sniffed: [],
-        sniffedBytes: 0,
+        sniffer: new ModelNameSniffer(),
         log: { time: Date.now(), method: frame.method, path: new URL(frame.url, origin).pathname },
       };
       served.set(frame.id, request);

@@ -15,7 +15,7 @@ export type {
   RequestFrame,
   ResponseFrame,
 } from './frames.js';
-export { readModelName } from './read-model-name.js';
+export { ModelNameSniffer, readModelName } from './read-model-name.js';
 export type { HeadlessState, RelayHealth, RelaySession } from './relay-health.js';
 export {
   decodeBodyPiece,

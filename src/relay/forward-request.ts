@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { asLmtabError, describeBytes, errorResponse, streamErrorBytes } from '../api/wire.js';
-import { readModelName } from '../bridge/wire.js';
+import { ModelNameSniffer } from '../bridge/wire.js';
 import { LmtabError, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
@@ -69,9 +69,6 @@ const hopByHop = new Set([
  */
 const credentials = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
 
-/** Bytes of the body kept for reading the model name into the log. */
-const sniffBytes = 64 * 1024;
-
 /**
  * Writes a web-standard Response (an error answered by the relay itself) to a Node response. With
  * `request`, whose body may not be read yet, the rest of that body is drained (bounded) before the
@@ -127,8 +124,7 @@ export async function forwardRequest(
   const { pathname } = new URL(url, 'http://relay');
   const { id, maxBodyBytes } = options;
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const sniffed: Buffer[] = [];
-  let sniffedBytes = 0;
+  const sniffer = new ModelNameSniffer();
 
   let status: number | undefined;
   const log = () =>
@@ -136,7 +132,7 @@ export async function forwardRequest(
       time: started,
       method,
       path: pathname,
-      model: sniffedBytes > 0 ? readModelName(Buffer.concat(sniffed)) : undefined,
+      model: sniffer.empty ? undefined : sniffer.name(),
       status,
       durationMs: clock() - started,
     });
@@ -296,10 +292,7 @@ export async function forwardRequest(
             finish();
             return;
           }
-          if (sniffedBytes < sniffBytes) {
-            sniffed.push(chunk.subarray(0, sniffBytes - sniffedBytes));
-            sniffedBytes += Math.min(chunk.byteLength, sniffBytes - sniffedBytes);
-          }
+          sniffer.push(chunk);
         },
       });
   if (!hasBody) watch();

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import OpenAI from 'openai';
 import type { Relay } from '../../src/relay/index.js';
 import { testPorts } from '../support/test-ports.js';
-import { fixture, installOpenAi } from './support/app.js';
+import { fixture, installOpenAi, openTab } from './support/app.js';
 import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 // OpenAI's audio surfaces with a real model that hears: tiny-lfm2 with a Whisper-shaped audio
@@ -238,7 +238,17 @@ test.describe("OpenAI's audio routes", () => {
     checkAnswers(await audioInPage(tab.page, wav));
   });
 
-  test('the same from Node, through the relay', async () => {
+  test('the same from Node, through the relay, each call in the request log', async () => {
     checkAnswers(await useAudio(OpenAI, relay.url, model, wav));
+    // The log names the model of a multipart upload (its field comes after the file) and counts
+    // a transcript's tokens: the greedy one stops at the cap, 448.
+    await openTab(tab.page, 'Developer');
+    const rows = tab.page
+      .locator('lmtab-server-panel')
+      .getByTestId('request-log-row')
+      .filter({ hasText: '/v1/audio/transcriptions' })
+      .filter({ hasText: model })
+      .filter({ hasText: '448' });
+    await expect(rows.first()).toContainText('200');
   });
 });

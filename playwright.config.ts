@@ -10,6 +10,9 @@ const baseArgs = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // The Chat tab's microphone: Chromium's fake device (a beeping tone), allowed without a prompt.
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
 ];
 /** A software WebGPU adapter (SwiftShader), so the WebGPU path runs without a GPU. */
 const webgpuArgs = [

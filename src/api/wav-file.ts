@@ -32,3 +32,13 @@ export function wavFile(
   bytes.set(samples, head);
   return bytes;
 }
+
+/** Samples from -1 to 1 as 16-bit little-endian PCM (clamped), for {@link wavFile}. */
+export function pcm16(samples: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(samples.length * 2);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < samples.length; i++) {
+    view.setInt16(i * 2, Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 32767), true);
+  }
+  return out;
+}

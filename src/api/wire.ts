@@ -16,5 +16,5 @@ export type { RouteScope } from './route-table.js';
 export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
 export type { SseMessage } from './sse-encoder.js';
 export type { TokenReader } from './token-reader.js';
-export { wavFile } from './wav-file.js';
+export { pcm16, wavFile } from './wav-file.js';
 export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';

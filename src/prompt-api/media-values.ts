@@ -1,4 +1,4 @@
-import { acceptedAudioFormats, readAudioFacts, wavFile } from '../api/wire.js';
+import { acceptedAudioFormats, pcm16, readAudioFacts, wavFile } from '../api/wire.js';
 import type { AudioFormat } from '../engine/index.js';
 
 // The Prompt API's image and audio values as `/v1/chat/completions` parts: an image as a `data:`
@@ -74,20 +74,16 @@ export async function imagePart(value: unknown): Promise<MediaPart> {
   return imagePart(png);
 }
 
-/** The samples of an AudioBuffer, its channels mixed to one, as 16-bit little-endian PCM. */
-function pcm16(buffer: AudioBuffer): Uint8Array {
-  const out = new Uint8Array(buffer.length * 2);
-  const view = new DataView(out.buffer);
+/** The samples of an AudioBuffer, its channels mixed to one. */
+function mono(buffer: AudioBuffer): Float32Array {
   const channels = Array.from({ length: buffer.numberOfChannels }, (_, c) =>
     buffer.getChannelData(c),
   );
-  for (let i = 0; i < buffer.length; i++) {
+  return Float32Array.from({ length: buffer.length }, (_, i) => {
     let sum = 0;
     for (const channel of channels) sum += channel[i]!;
-    const sample = Math.max(-1, Math.min(1, sum / channels.length));
-    view.setInt16(i * 2, Math.round(sample * 32767), true);
-  }
-  return out;
+    return sum / channels.length;
+  });
 }
 
 /**
@@ -101,7 +97,7 @@ export async function audioPart(value: unknown): Promise<MediaPart> {
     typeof (value as AudioBuffer).getChannelData === 'function' &&
     typeof (value as AudioBuffer).sampleRate === 'number';
   const bytes = isAudioBuffer
-    ? wavFile(pcm16(value as AudioBuffer), (value as AudioBuffer).sampleRate)
+    ? wavFile(pcm16(mono(value as AudioBuffer)), (value as AudioBuffer).sampleRate)
     : await bytesOf(value);
   if (bytes === undefined) {
     throw new MediaValueError(

@@ -39,6 +39,9 @@ export const icons = {
         d="M4 13a8 8 0 0 0 14.7 4.4L20 16"
       /><path d="M20 20v-4h-4" />`),
   stop: icon(svg`<rect x="6" y="6" width="12" height="12" rx="2" />`),
+  mic: icon(
+    svg`<rect x="9" y="3" width="6" height="11" rx="3" /><path d="M5 11a7 7 0 0 0 14 0" /><path d="M12 18v3" />`,
+  ),
   send: icon(svg`<path d="M12 19V5" /><path d="m5 12 7-7 7 7" />`),
   image:
     icon(svg`<rect x="3" y="4" width="18" height="16" rx="2" /><circle cx="9" cy="10" r="2" /><path

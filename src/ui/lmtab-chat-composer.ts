@@ -1,4 +1,5 @@
 import { LitElement, css, html, nothing } from 'lit';
+import { recordAudio, type Recording } from './record-audio.js';
 import { controlStyles } from './control-styles.js';
 import { icons } from './icons.js';
 import { toDataUri } from './to-data-uri.js';
@@ -41,6 +42,7 @@ export class LmtabChatComposer extends LitElement {
     attachments: { state: true },
     urlOpen: { state: true },
     fetching: { state: true },
+    recording: { state: true },
     error: { state: true },
   };
 
@@ -60,6 +62,8 @@ export class LmtabChatComposer extends LitElement {
   declare attachments: string[];
   declare urlOpen: boolean;
   declare fetching: boolean;
+  /** The microphone recording in progress (the mic button's), if any. */
+  declare recording: Recording | undefined;
   declare error: string;
 
   constructor() {
@@ -74,6 +78,7 @@ export class LmtabChatComposer extends LitElement {
     this.attachments = [];
     this.urlOpen = false;
     this.fetching = false;
+    this.recording = undefined;
     this.error = '';
   }
 
@@ -157,6 +162,9 @@ export class LmtabChatComposer extends LitElement {
         border: 1px solid var(--lm-border);
         display: block;
       }
+      button.recording {
+        color: var(--lm-danger);
+      }
       .thumb.clip audio {
         height: 2.5rem;
         max-width: 16rem;
@@ -227,6 +235,30 @@ export class LmtabChatComposer extends LitElement {
       added.push(await toDataUri(file));
     }
     this.attachments = [...this.attachments, ...added];
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.recording?.cancel();
+    this.recording = undefined;
+  }
+
+  /** Starts recording from the microphone, or stops and attaches the clip as a WAV. */
+  private async toggleRecording() {
+    this.error = '';
+    const recording = this.recording;
+    if (recording !== undefined) {
+      this.recording = undefined;
+      const wav = await recording.stop();
+      await this.attachFiles([new File([wav as BlobPart], 'recording.wav', { type: 'audio/wav' })]);
+      return;
+    }
+    try {
+      this.recording = await recordAudio();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.error = `The microphone could not be opened: ${reason}. Allow this site to use it, or attach an audio file.`;
+    }
   }
 
   /** Attaches the image at a URL (http(s) with CORS, or `data:`), read in the page. */
@@ -421,6 +453,21 @@ export class LmtabChatComposer extends LitElement {
           >
             ${icons.link}
           </button>
+          ${
+            this.audioAllowed
+              ? html`<button
+                  class="ghost icon ${this.recording ? 'recording' : ''}"
+                  type="button"
+                  aria-label=${this.recording ? 'Stop recording' : 'Record audio'}
+                  title=${this.recording ? 'Stop recording and attach the clip' : 'Record audio'}
+                  aria-pressed=${this.recording ? 'true' : 'false'}
+                  ?disabled=${this.disabled}
+                  @click=${() => this.toggleRecording()}
+                >
+                  ${icons.mic}
+                </button>`
+              : nothing
+          }
           <span class="spacer"></span>
           ${
             this.busy

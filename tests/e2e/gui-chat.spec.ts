@@ -272,7 +272,9 @@ test.describe('Chat tab', () => {
     expect(problems).toEqual([]);
   });
 
-  test('an audio clip attaches, plays back, and reaches a model that hears', async ({ page }) => {
+  test('audio clips attach from a file and from the microphone, play back, and reach a model that hears', async ({
+    page,
+  }) => {
     const problems = watchConsole(page);
     await openApp(page);
     const model = await importModel(page, 'tiny-lfm2-audio.gguf', 'mmproj-tiny-lfm2-audio.gguf');
@@ -280,21 +282,28 @@ test.describe('Chat tab', () => {
     await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
     await page.getByLabel('Attach images or audio').setInputFiles(fixture('tone-1s.wav'));
     await expect(page.getByLabel('Audio clip 1 to send')).toBeVisible();
+    // The microphone (Chromium's fake device): recorded for a moment, attached as a WAV clip.
+    await page.getByRole('button', { name: 'Record audio' }).click();
+    await expect(page.getByRole('button', { name: 'Stop recording' })).toBeVisible();
+    await page.waitForTimeout(1500);
+    await page.getByRole('button', { name: 'Stop recording' }).click();
+    await expect(page.getByLabel('Audio clip 2 to send')).toBeVisible();
     await setNumber(page, 'Max tokens', '4');
     await page.getByLabel('Message').fill('What do you hear?');
     await page.getByRole('button', { name: 'Send' }).click();
     const sent = page.locator('lmtab-chat-message[data-role="user"]');
-    await expect(sent.getByLabel('Attached audio clip 1 of 1')).toBeVisible();
+    await expect(sent.getByLabel('Attached audio clip 1 of 2')).toBeVisible();
+    await expect(sent.getByLabel('Attached audio clip 2 of 2')).toBeVisible();
     const answer = page.locator('lmtab-chat-message[data-role="assistant"]');
     const stats = answer.getByTestId('stats');
     await expect(stats.or(answer.getByRole('alert'))).toBeVisible({ timeout: 120_000 });
     await expect(answer.getByRole('alert')).toHaveCount(0);
-    // The clip became projector tokens in the prompt: Whisper's encoder reads a 30 s window, 750
+    // Each clip became projector tokens in the prompt: Whisper's encoder reads a 30 s window, 750
     // tokens (the text alone is about 15).
     const promptTokens = Number(
       await stats.locator('[data-prompt-tokens]').getAttribute('data-prompt-tokens'),
     );
-    expect(promptTokens).toBeGreaterThan(750);
+    expect(promptTokens).toBeGreaterThan(2 * 750);
     expect(problems).toEqual([]);
   });
 

@@ -151,7 +151,7 @@ async function lastEvent(
 }
 
 /** A text field that must be one of `values`, or absent. */
-export function oneOf<T extends string>(
+function oneOf<T extends string>(
   form: FormData,
   name: string,
   values: readonly T[],

@@ -44,8 +44,8 @@ test('search LFM2, choose a quantization, watch the download, and chat with the 
   await page.getByLabel('Search models').fill('LFM2');
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   const results = page.getByRole('list', { name: 'Search results' });
-  // The ten featured repositories, the split one and the gated one; not the Llama.
-  await expect(results.getByRole('listitem')).toHaveCount(12);
+  // The eleven featured LFM2 and LFM2.5 repositories, the split one and the gated one; not the Llama.
+  await expect(results.getByRole('listitem')).toHaveCount(13);
   await expect(results.getByRole('listitem').first().getByRole('button')).toHaveAccessibleName(
     `${repos.text}, 5.2K downloads, 120 likes`,
   );

@@ -62,14 +62,15 @@ export async function handleTranscriptions(context: RouteContext): Promise<Respo
       { param: 'stream' },
     );
   }
-  const language = formText(form, 'language');
-  if (language !== undefined && !/^[a-z]{2,3}$/i.test(language)) {
+  const asked = formText(form, 'language');
+  if (asked !== undefined && !/^[a-z]{2,3}$/i.test(asked)) {
     throw new LmtabError(
       'invalid_request',
-      `language: expected an ISO-639-1 code such as "en" or "fr", received ${quote(language)}.`,
+      `language: expected an ISO-639-1 code such as "en" or "fr", received ${quote(asked)}.`,
       { param: 'language' },
     );
   }
+  const language = asked?.toLowerCase();
   const temperature = numberField(form, 'temperature', 0, 1);
   const prompt = formText(form, 'prompt');
   const audio = new Uint8Array(await file.arrayBuffer());
@@ -81,7 +82,7 @@ export async function handleTranscriptions(context: RouteContext): Promise<Respo
       model: record.id,
       audio,
       format: facts.format,
-      ...(language !== undefined && { language: language.toLowerCase() }),
+      ...(language !== undefined && { language }),
       ...(prompt !== undefined && prompt !== '' && { prompt }),
       ...(temperature !== undefined && { temperature }),
       maxTokens: transcriptTokens(facts.durationSeconds),
@@ -108,7 +109,7 @@ export async function handleTranscriptions(context: RouteContext): Promise<Respo
   return jsonResponse({
     task: 'transcribe',
     // The language asked for: the engine does not detect one.
-    language: language?.toLowerCase() ?? 'unknown',
+    language: language ?? 'unknown',
     duration: facts.durationSeconds,
     text: done.text,
     // OpenAI's verbose answer bills the audio's length, in whole seconds.

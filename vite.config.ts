@@ -81,12 +81,13 @@ export default defineConfig({
         main: 'index.html',
         sw: 'sw/sw.ts',
         'lmtab-language-model': 'src/prompt-api/script.ts',
+        'lmtab-realtime': 'src/realtime/script.ts',
       },
       output: {
-        // The service worker must sit at the root to control the whole origin; the Prompt API's
-        // script tag form keeps a name pages can write.
+        // The service worker must sit at the root to control the whole origin; the script tag
+        // forms (the Prompt API, the Realtime client) keep names pages can write.
         entryFileNames: (chunk) =>
-          chunk.name === 'sw' || chunk.name === 'lmtab-language-model'
+          ['sw', 'lmtab-language-model', 'lmtab-realtime'].includes(chunk.name)
             ? `${chunk.name}.js`
             : 'assets/[name]-[hash].js',
       },

@@ -6,7 +6,13 @@ import { PrecacheController, PrecacheRoute } from 'workbox-precaching';
 import type { PrecacheEntry } from 'workbox-precaching';
 import { NavigationRoute, Router } from 'workbox-routing';
 import { fetchOverPort, requestToFrame } from '../src/bridge/index.js';
-import { isApiPath, type HostAnnouncement, type HostWanted } from '../src/bridge/wire.js';
+import {
+  isApiPath,
+  type EnginePortRefused,
+  type EnginePortWanted,
+  type HostAnnouncement,
+  type HostWanted,
+} from '../src/bridge/wire.js';
 import { errorResponse, streamErrorBytes } from '../src/api/wire.js';
 import { createIdbModelStore, serveStoredFile, storedFilePrefix } from '../src/store/index.js';
 import { withIsolationHeaders } from './with-isolation-headers.js';
@@ -41,7 +47,12 @@ let hostWaiters: Array<(host: Host) => void> = [];
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
 self.addEventListener('message', (event) => {
-  const data = event.data as HostAnnouncement | SkipWaiting | ClaimRequest | undefined;
+  const data = event.data as
+    HostAnnouncement | SkipWaiting | ClaimRequest | EnginePortWanted | undefined;
+  if (data?.type === 'lmtab:engine-port' && event.ports[0]) {
+    event.waitUntil(passPortWanted(event.ports[0]));
+    return;
+  }
   if (data?.type === 'SKIP_WAITING') {
     event.waitUntil(self.skipWaiting());
     return;
@@ -74,6 +85,20 @@ async function findHost(): Promise<Host | undefined> {
   const tabs = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   for (const tab of tabs) tab.postMessage({ type: 'lmtab:need-host' } satisfies HostWanted);
   return found;
+}
+
+/** Passes a page's request for an engine port on to the host tab (see EnginePortWanted). */
+async function passPortWanted(reply: MessagePort): Promise<void> {
+  const current = await findHost();
+  const tab = current && (await self.clients.get(current.clientId));
+  if (!current || !tab) {
+    reply.postMessage({
+      type: 'lmtab:engine-port-refused',
+      message: 'No tab is running the lmtab engine: open the lmtab app in a tab and try again.',
+    } satisfies EnginePortRefused);
+    return;
+  }
+  tab.postMessage({ type: 'lmtab:engine-port' } satisfies EnginePortWanted, [reply]);
 }
 
 async function forward(request: Request): Promise<Response> {

@@ -17,7 +17,7 @@ describe('createRouter', () => {
           'POST /v1/completions, GET /v1/models, GET /v1/models/{id}, POST /v1/responses, ' +
           'GET /v1/responses/{id}, DELETE /v1/responses/{id}, POST /v1/messages, ' +
           'POST /v1/messages/count_tokens, POST /v1/embeddings, POST /v1/audio/transcriptions, ' +
-          'POST /v1/audio/speech, POST /v1/rerank, POST /v1/reranking.',
+          'POST /v1/audio/speech, POST /v1/realtime, POST /v1/rerank, POST /v1/reranking.',
         type: 'not_found_error',
         param: null,
         code: 'not_found',

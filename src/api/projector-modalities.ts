@@ -5,6 +5,8 @@ import type { RouteContext } from './route-context.js';
 export interface InputModalities {
   vision: boolean;
   audio: boolean;
+  /** Whether it generates audio (an audio generator in the projector); lmtab's addition. */
+  speech: boolean;
 }
 
 /**
@@ -17,14 +19,20 @@ export async function projectorModalities(
   record: ModelRecord,
 ): Promise<InputModalities> {
   const vision = context.engine.supportsImages(record);
-  if (record.projector === undefined) return { vision, audio: false };
+  const textOnly = { vision, audio: false, speech: false };
+  if (record.projector === undefined) return textOnly;
   try {
     const { projector } = await context.store.open(record.id);
-    if (projector === undefined) return { vision, audio: false };
+    if (projector === undefined) return textOnly;
     const { metadata } = await readGgufHeader(projector);
     const audio = metadata.get('clip.has_audio_encoder') === true;
-    return { vision: metadata.get('clip.has_vision_encoder') === true || !audio, audio };
+    const speech = metadata.get('clip.has_gen_audio_encoder') === true;
+    return {
+      vision: metadata.get('clip.has_vision_encoder') === true || !(audio || speech),
+      audio,
+      speech,
+    };
   } catch {
-    return { vision, audio: false };
+    return textOnly;
   }
 }

@@ -71,6 +71,8 @@ export const routeTable = [
   { method: 'POST', path: '/v1/embeddings', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/v1/audio/transcriptions', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/v1/audio/speech', protocol: 'openai', scope: 'api' },
+  // OpenAI's Realtime session: the relay's WebSocket (and the page's client) carry it as NDJSON.
+  { method: 'POST', path: '/v1/realtime', protocol: 'openai', scope: 'api' },
   { method: 'POST', path: '/api/embed', protocol: 'ollama', scope: 'api' },
   { method: 'POST', path: '/api/embeddings', protocol: 'ollama', scope: 'api' },
   // llama-server's rerank routes (its request and answer are Cohere's and Jina's shapes).

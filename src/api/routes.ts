@@ -20,6 +20,7 @@ import { handleCompletions } from './openai/handle-completions.js';
 import { handleEmbeddings } from './openai/handle-embeddings.js';
 import { handleRerank } from './openai/handle-rerank.js';
 import { handleSpeech } from './openai/handle-speech.js';
+import { handleRealtime } from './realtime/handle-realtime.js';
 import { handleTranscriptions } from './openai/handle-transcriptions.js';
 import { handleApplyTemplate, handleDetokenize, handleTokenize } from './openai/handle-tokens.js';
 import { handleProps } from './openai/handle-props.js';
@@ -59,6 +60,7 @@ const handlers: Readonly<Record<RouteKey, RouteHandler>> = {
   'POST /v1/embeddings': handleEmbeddings,
   'POST /v1/audio/transcriptions': handleTranscriptions,
   'POST /v1/audio/speech': handleSpeech,
+  'POST /v1/realtime': handleRealtime,
   'POST /api/embed': handleEmbed,
   'POST /api/embeddings': handleOllamaEmbeddings,
   'POST /v1/rerank': handleRerank,

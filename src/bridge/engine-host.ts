@@ -1,4 +1,10 @@
-import type { HostAnnouncement, HostWanted } from './frames.js';
+import type {
+  EnginePortGranted,
+  EnginePortRefused,
+  EnginePortWanted,
+  HostAnnouncement,
+  HostWanted,
+} from './frames.js';
 
 /** Options of {@link startEngineHost}. */
 export interface EngineHostOptions {
@@ -34,9 +40,25 @@ export function startEngineHost(options: EngineHostOptions): EngineHostHandle {
     registration.active?.postMessage({ type: 'lmtab:host' } satisfies HostAnnouncement, [port]);
   };
 
-  container.addEventListener('message', (event: MessageEvent<HostWanted>) => {
+  container.addEventListener('message', (event: MessageEvent<HostWanted | EnginePortWanted>) => {
     if (event.data?.type === 'lmtab:need-host') void announce();
+    if (event.data?.type === 'lmtab:engine-port' && event.ports[0]) {
+      grantPort(event.ports[0]);
+    }
   });
+  // A page's own port to the engine, passed on by the service worker.
+  const grantPort = (reply: MessagePort) => {
+    if (engine === undefined) {
+      reply.postMessage({
+        type: 'lmtab:engine-port-refused',
+        message: 'This tab does not run the lmtab engine (another tab holds it): try again.',
+      } satisfies EnginePortRefused);
+      return;
+    }
+    const port = engine.connect();
+    reply.postMessage({ type: 'lmtab:engine-port-granted' } satisfies EnginePortGranted, [port]);
+    reply.close();
+  };
   // A new service worker (an update) starts without a port: announce to it too.
   container.addEventListener('controllerchange', () => void announce());
 

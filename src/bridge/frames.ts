@@ -72,5 +72,26 @@ export interface HostWanted {
   type: 'lmtab:need-host';
 }
 
+/**
+ * A page asks the service worker for a port of its own to the engine (`ports[0]` is where the
+ * answer goes), for exchanges a fetch cannot carry: a Realtime session streams its request body
+ * while its answer streams back. The worker hands the port to the host tab, which answers on it
+ * with {@link EnginePortGranted} or {@link EnginePortRefused}.
+ */
+export interface EnginePortWanted {
+  type: 'lmtab:engine-port';
+}
+
+/** A fresh port to the engine (`ports[0]`), answering request frames as the worker's does. */
+export interface EnginePortGranted {
+  type: 'lmtab:engine-port-granted';
+}
+
+/** No engine to connect to, and why. */
+export interface EnginePortRefused {
+  type: 'lmtab:engine-port-refused';
+  message: string;
+}
+
 /** Paths the engine answers: the route table's prefixes (`/v1`, `/api`). */
 export { isApiPath } from '../api/wire.js';

@@ -254,10 +254,15 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     const frame = typeof data === 'string' ? parseRelayFrame(data) : undefined;
     if (frame === undefined) return;
     if (frame.type === 'request') {
+      const url = new URL(frame.url, origin);
+      // A model named in the query (a Realtime session's) is known at once; a body's when it ends.
+      const named = url.searchParams.get('model');
       const request: Served = {
         frame,
-        sniffer: new ModelNameSniffer(),
-        log: { time: Date.now(), method: frame.method, path: new URL(frame.url, origin).pathname },
+        log: { time: Date.now(), method: frame.method, path: url.pathname },
+        ...(named === null || named === ''
+          ? { sniffer: new ModelNameSniffer() }
+          : { log: { time: Date.now(), method: frame.method, path: url.pathname, model: named } }),
       };
       served.set(frame.id, request);
       run(to, request);

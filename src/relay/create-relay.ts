@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { defaultMaxBlobBytes, defaultMaxBodyBytes, errorResponse } from '../api/wire.js';
@@ -35,6 +36,12 @@ import { forwardRequest, sendResponse, type RelayLogEntry } from './forward-requ
 import { hostName, isLoopbackName, isRelayHost } from './host-check.js';
 import { lanAddresses } from './lan-addresses.js';
 import { newSecret } from './relay-secret.js';
+import {
+  chooseRealtimeProtocol,
+  realtimeKeyHeaders,
+  realtimePath,
+  serveRealtime,
+} from './realtime-socket.js';
 import {
   defaultDrainMs,
   defaultHeartbeatMs,
@@ -368,9 +375,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
           `Content-Length: ${body.byteLength}\r\n\r\n${body.toString()}`,
       );
     };
-    if (pathname !== engineSocketPath) return refuse('404 Not Found');
+    if (pathname !== engineSocketPath && pathname !== realtimePath) {
+      return refuse('404 Not Found');
+    }
     const wrongHost = hostRefusal(request);
     if (wrongHost) return refuse('403 Forbidden', wrongHost.message);
+    if (pathname === realtimePath) return upgradeRealtime(request, socket, head, refuse);
     // An engine reads every request routed to it: it joins only with the relay's secret, whatever
     // its Origin (--cors-origin opens the API to pages, never this socket).
     const offered = (request.headers['sec-websocket-protocol'] ?? '')
@@ -417,8 +427,45 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       engines.add(engine);
     });
   });
+  // Realtime clients: a WebSocket is not bound by CORS, so a page's Origin is checked here, and
+  // the key as on any API request (a browser offers it as a subprotocol).
+  const realtimeSockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxBodyBytes,
+    handleProtocols: chooseRealtimeProtocol,
+  });
+  function upgradeRealtime(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    refuse: (status: string, reason?: string) => void,
+  ): void {
+    const cors = decideCors(request.headers, corsOrigins);
+    if (cors.kind === 'refused') {
+      return refuse(
+        '403 Forbidden',
+        `Realtime sessions from pages at ${cors.origin} are not allowed: expected the relay's own ` +
+          `origin${corsOrigins.length > 0 ? ` or one of ${corsOrigins.join(', ')}` : ''} ` +
+          `(lmtab serve --cors-origin ${cors.origin} allows them).`,
+      );
+    }
+    const unauthorized = checkClientKey(
+      realtimeKeyHeaders(request.headers),
+      request.socket.remoteAddress,
+      clientKeys,
+    );
+    if (unauthorized) return refuse('401 Unauthorized', unauthorized.message);
+    requestCount += 1;
+    const id = requestCount.toString(36);
+    realtimeSockets.handleUpgrade(request, socket, head, (ws) => {
+      alive.set(ws, true);
+      ws.on('pong', () => alive.set(ws, true));
+      void serveRealtime(ws, { pool, id, url: request.url ?? realtimePath, onLog: options.onLog });
+    });
+  }
+
   const heartbeat = setInterval(() => {
-    for (const ws of sockets.clients) {
+    for (const ws of [...sockets.clients, ...realtimeSockets.clients]) {
       if (!alive.get(ws)) ws.terminate();
       else {
         alive.set(ws, false);
@@ -468,7 +515,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const grace = Date.now() + closeGraceMs;
-    const left = [...sockets.clients];
+    const left = [...sockets.clients, ...realtimeSockets.clients];
     for (const engine of engines) engine.close(1001, 'relay stopping');
     while (
       Date.now() < grace &&
@@ -478,6 +525,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     }
     for (const ws of left) ws.terminate();
     sockets.close();
+    realtimeSockets.close();
     server.closeAllConnections();
     await closed;
   }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /** Largest body piece sent in one WebSocket message. */
 const maxMessageBytes = 1024 * 1024;
@@ -29,7 +29,7 @@ export interface BodySender {
  * paused while the tab has no room, so TCP backpressure reaches the client. Nothing larger than
  * the last piece read from the client waits here.
  */
-export function sendBody(request: IncomingMessage, options: SendBodyOptions): BodySender {
+export function sendBody(request: Readable, options: SendBodyOptions): BodySender {
   const { window } = options;
   const held: Uint8Array[] = [];
   let outstanding = 0;

@@ -94,6 +94,8 @@ const basePorts = {
   relayTokens: 21376,
   /** audio-routes.spec.ts: OpenAI's audio routes and input_audio through the relay. */
   relayAudio: 21377,
+  /** realtime.spec.ts: OpenAI's Realtime WebSocket through the relay. */
+  relayRealtime: 21378,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -12,6 +12,8 @@ import { llamaServerModel } from './llama-server-model.js';
 export async function handleProps(context: RouteContext): Promise<Response> {
   const record = await llamaServerModel(context, context.url.searchParams.get('model'));
   const loaded = await context.engine.load(record.id, { signal: context.signal });
+  // llama-server's modalities are what the model takes in: vision and audio.
+  const { vision, audio } = await projectorModalities(context, record);
   return jsonResponse({
     default_generation_settings: {
       id: 0,
@@ -22,7 +24,7 @@ export async function handleProps(context: RouteContext): Promise<Response> {
     total_slots: loaded.parallel,
     model_alias: record.id,
     model_path: record.id,
-    modalities: await projectorModalities(context, record),
+    modalities: { vision, audio },
     chat_template: record.gguf.chatTemplate ?? '',
     n_ctx_train: record.gguf.contextLength ?? loaded.contextLength,
     build_info: `lmtab ${context.version}`,

@@ -44,6 +44,25 @@ describe('the route table', () => {
     const transcript = tokenReaderFor('/v1/audio/transcriptions');
     expect(transcript.reported({ text: 'a', usage: { type: 'tokens', output_tokens: 4 } })).toBe(4);
     expect(transcript.carriesText({ type: 'transcript.text.delta', delta: 'a' })).toBe(true);
+    // Realtime sessions: every answer's and transcript's text delta, not any one event's usage.
+    const realtime = tokenReaderFor('/v1/realtime?model=m');
+    const event = (type: string, fields: object) => ({ event_id: 'event_1', type, ...fields });
+    expect(realtime.carriesText(event('response.output_text.delta', { delta: 'a' }))).toBe(true);
+    expect(
+      realtime.carriesText(
+        event('conversation.item.input_audio_transcription.delta', { delta: 'a' }),
+      ),
+    ).toBe(true);
+    expect(realtime.carriesText(event('input_audio_buffer.committed', { item_id: 'i' }))).toBe(
+      false,
+    );
+    expect(
+      realtime.reported(
+        event('conversation.item.input_audio_transcription.completed', {
+          usage: { output_tokens: 9 },
+        }),
+      ),
+    ).toBeUndefined();
     const responses = tokenReaderFor('/v1/responses');
     expect(responses.carriesText({ type: 'response.output_text.delta', delta: 'a' })).toBe(true);
     expect(tokenReaderFor('/api/generate').carriesText({ response: 'a' })).toBe(true);

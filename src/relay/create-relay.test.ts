@@ -457,4 +457,93 @@ describe('createRelay: who may join, call and read', () => {
     expect(text).toContain('The engine sent nothing for 0.3 s in the middle of its answer');
     expect(relay!.stats().engines[0].active).toBe(0);
   });
+
+  it('carries a Realtime WebSocket to a tab as NDJSON lines, with the key as a header or a browser subprotocol', async () => {
+    await start({ clientKeys: { keys: ['sk-test'], required: 'everyone' } });
+    const tab = await connectTab();
+    const url = `ws://127.0.0.1:${port}/v1/realtime?model=m`;
+    const status = (ws: WebSocket) =>
+      new Promise<number>((resolve) => {
+        ws.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        ws.on('open', () => resolve(101));
+      });
+    expect(await status(new WebSocket(url))).toBe(401);
+    expect(await status(new WebSocket(url, { headers: { Authorization: 'Bearer wrong' } }))).toBe(
+      401,
+    );
+    expect(
+      await status(
+        new WebSocket(url, {
+          headers: { Origin: 'https://evil.example', Authorization: 'Bearer sk-test' },
+        }),
+      ),
+    ).toBe(403);
+    // A browser's key comes as a subprotocol; the relay answers `realtime`, never the key.
+    const ws = new WebSocket(url, ['realtime', 'openai-insecure-api-key.sk-test']);
+    const messages: string[] = [];
+    ws.on('message', (data: Buffer) => messages.push(data.toString()));
+    expect(await status(ws)).toBe(101);
+    expect(ws.protocol).toBe('realtime');
+    const request = await tab.next('request');
+    if (request.type !== 'request') throw new Error('expected a request frame');
+    expect(request).toMatchObject({ method: 'POST', url: '/v1/realtime?model=m', hasBody: true });
+    expect(request.headers).toEqual([['content-type', 'application/x-ndjson']]);
+    tab.send({
+      type: 'head',
+      id: request.id,
+      status: 200,
+      headers: [['content-type', 'application/x-ndjson']],
+    });
+    tab.sendBody(request.id, '{"type":"session.created"}\n{"type":"respo');
+    tab.sendBody(request.id, 'nse.done"}\n');
+    await expect
+      .poll(() => messages)
+      .toEqual(['{"type":"session.created"}', '{"type":"response.done"}']);
+    ws.send('{"type":"response.create"}');
+    ws.send('{"type":"input_audio_buffer.commit"}');
+    await expect
+      .poll(() => tab.bodies.get(request.id))
+      .toBe('{"type":"response.create"}\n{"type":"input_audio_buffer.commit"}\n');
+    // A line break inside a message would split it in two events: refused, not forwarded.
+    ws.send('{"type":\n"x"}');
+    await expect.poll(() => messages.at(-1) ?? '').toContain('line break');
+    ws.close();
+    expect(await tab.next('abort')).toMatchObject({ id: request.id });
+    tab.send({ type: 'end', id: request.id });
+    await expect.poll(() => relay!.stats().engines[0].active).toBe(0);
+  });
+
+  it('turns a tab’s refusal of a Realtime session into an error event and closes the socket', async () => {
+    await start();
+    const tab = await connectTab();
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime?model=nope`);
+    const messages: string[] = [];
+    ws.on('message', (data: Buffer) => messages.push(data.toString()));
+    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    const request = await tab.next('request');
+    if (request.type !== 'request') throw new Error('expected a request frame');
+    tab.send({
+      type: 'head',
+      id: request.id,
+      status: 404,
+      headers: [['content-type', 'application/json']],
+    });
+    tab.sendBody(
+      request.id,
+      JSON.stringify({
+        error: {
+          message: 'Model "nope" not found.',
+          type: 'invalid_request_error',
+          param: 'model',
+          code: 'model_not_found',
+        },
+      }),
+    );
+    tab.send({ type: 'end', id: request.id });
+    expect(await closed).toBe(1008);
+    expect(JSON.parse(messages[0]!)).toMatchObject({
+      type: 'error',
+      error: { code: 'model_not_found', message: 'Model "nope" not found.', param: 'model' },
+    });
+  });
 });

@@ -43,6 +43,10 @@ export const icons = {
     svg`<rect x="9" y="3" width="6" height="11" rx="3" /><path d="M5 11a7 7 0 0 0 14 0" /><path d="M12 18v3" />`,
   ),
   send: icon(svg`<path d="M12 19V5" /><path d="m5 12 7-7 7 7" />`),
+  /** A voice conversation: sound waves. */
+  voice: icon(
+    svg`<path d="M4 10v4" /><path d="M8 6v12" /><path d="M12 3v18" /><path d="M16 7v10" /><path d="M20 10v4" />`,
+  ),
   image:
     icon(svg`<rect x="3" y="4" width="18" height="16" rx="2" /><circle cx="9" cy="10" r="2" /><path
         d="m21 16-5-5-9 9"

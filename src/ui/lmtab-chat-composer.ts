@@ -43,6 +43,7 @@ export class LmtabChatComposer extends LitElement {
     urlOpen: { state: true },
     fetching: { state: true },
     recording: { state: true },
+    talking: { type: Boolean },
     error: { state: true },
   };
 
@@ -64,6 +65,8 @@ export class LmtabChatComposer extends LitElement {
   declare fetching: boolean;
   /** The microphone recording in progress (the mic button's), if any. */
   declare recording: Recording | undefined;
+  /** A voice conversation is in progress (the talk button's): typing waits. */
+  declare talking: boolean;
   declare error: string;
 
   constructor() {
@@ -79,6 +82,7 @@ export class LmtabChatComposer extends LitElement {
     this.urlOpen = false;
     this.fetching = false;
     this.recording = undefined;
+    this.talking = false;
     this.error = '';
   }
 
@@ -456,16 +460,34 @@ export class LmtabChatComposer extends LitElement {
           ${
             this.audioAllowed
               ? html`<button
-                  class="ghost icon ${this.recording ? 'recording' : ''}"
-                  type="button"
-                  aria-label=${this.recording ? 'Stop recording' : 'Record audio'}
-                  title=${this.recording ? 'Stop recording and attach the clip' : 'Record audio'}
-                  aria-pressed=${this.recording ? 'true' : 'false'}
-                  ?disabled=${this.disabled}
-                  @click=${() => this.toggleRecording()}
-                >
-                  ${icons.mic}
-                </button>`
+                    class="ghost icon ${this.recording ? 'recording' : ''}"
+                    type="button"
+                    aria-label=${this.recording ? 'Stop recording' : 'Record audio'}
+                    title=${this.recording ? 'Stop recording and attach the clip' : 'Record audio'}
+                    aria-pressed=${this.recording ? 'true' : 'false'}
+                    ?disabled=${this.disabled}
+                    @click=${() => this.toggleRecording()}
+                  >
+                    ${icons.mic}
+                  </button>
+                  <button
+                    class="ghost icon ${this.talking ? 'recording' : ''}"
+                    type="button"
+                    aria-label=${this.talking ? 'End the voice conversation' : 'Talk'}
+                    title=${
+                      this.talking
+                        ? 'End the voice conversation'
+                        : 'Talk: a spoken conversation, each pause a turn the model answers'
+                    }
+                    aria-pressed=${this.talking ? 'true' : 'false'}
+                    ?disabled=${this.disabled || (this.busy && !this.talking)}
+                    @click=${() =>
+                      this.dispatchEvent(
+                        new CustomEvent('talk', { bubbles: true, composed: true }),
+                      )}
+                  >
+                    ${icons.voice}
+                  </button>`
               : nothing
           }
           <span class="spacer"></span>

@@ -14,6 +14,7 @@ import { icons } from './icons.js';
 import type { LmtabChatComposer } from './lmtab-chat-composer.js';
 import type { ModelLoad } from './lmtab-model-picker.js';
 import { streamChatAnswer } from './stream-chat-answer.js';
+import { startVoiceSession, type VoiceSession } from './voice-session.js';
 import './lmtab-chat-composer.js';
 import './lmtab-chat-message.js';
 import './lmtab-chat-settings.js';
@@ -77,6 +78,7 @@ export class LmtabChatView extends LitElement {
     currentId: { state: true },
     model: { state: true },
     streamingId: { state: true },
+    voice: { state: true },
     load: { state: true },
     resident: { state: true },
     chatsOpen: { state: true },
@@ -98,6 +100,8 @@ export class LmtabChatView extends LitElement {
   declare model: string;
   /** Id of the answer being generated, or empty. */
   declare streamingId: string;
+  /** The voice conversation in progress (the Talk button's), if any. */
+  declare voice: VoiceSession | undefined;
   declare load: ModelLoad | undefined;
   /** Models the engine holds now. */
   declare resident: string[];
@@ -121,6 +125,7 @@ export class LmtabChatView extends LitElement {
     this.currentId = '';
     this.model = '';
     this.streamingId = '';
+    this.voice = undefined;
     this.resident = [];
     this.chatsOpen = false;
     this.settingsOpen = !settingsOverlay();
@@ -140,7 +145,7 @@ export class LmtabChatView extends LitElement {
   }
 
   private get busy(): boolean {
-    return this.streamingId !== '';
+    return this.streamingId !== '' || this.voice !== undefined;
   }
 
   override connectedCallback() {
@@ -374,6 +379,83 @@ export class LmtabChatView extends LitElement {
     this.stickToBottom = true;
     this.patchTurn(conversation.id, last.id, { toolCalls }, true);
     void this.generate(conversation.id);
+  }
+
+  /**
+   * Starts a spoken conversation with the model (or ends the one in progress): each turn the
+   * engine detects is added with its audio and, once written down, its transcript; each answer
+   * streams in as typed answers do.
+   */
+  private toggleTalk() {
+    if (this.voice !== undefined) {
+      this.voice.stop();
+      return;
+    }
+    const conversation = this.current;
+    const model = this.model;
+    if (!conversation || !model || this.busy) return;
+    const id = conversation.id;
+    const settings: ChatSettings = { ...defaultChatSettings, ...conversation.settings };
+    const answers = new Map<string, string>();
+    const appendText = (turnId: string, delta: string) =>
+      this.patch(
+        id,
+        (c) => ({
+          ...c,
+          turns: c.turns.map((t) => (t.id === turnId ? { ...t, content: t.content + delta } : t)),
+        }),
+        false,
+      );
+    this.stickToBottom = true;
+    this.voice = startVoiceSession(
+      {
+        model,
+        instructions: settings.systemPrompt,
+        history: conversation.turns
+          .filter((t) => t.error === undefined && t.content !== '')
+          .map((t) => ({ role: t.role, text: t.content })),
+        ...(settings.maxTokens === null ? {} : { maxTokens: settings.maxTokens }),
+      },
+      {
+        onListening: () => (this.notice = ''),
+        onTurn: (itemId, wav) => {
+          const turn: ChatTurn = { id: itemId, role: 'user', content: '', audio: [wav] };
+          this.patch(id, (c) => ({ ...c, updatedAt: Date.now(), turns: [...c.turns, turn] }));
+        },
+        onTranscript: (itemId, text) => this.patchTurn(id, itemId, { content: text }, true),
+        onAnswerStart: (responseId) => {
+          const answer: ChatTurn = {
+            id: crypto.randomUUID(),
+            role: 'assistant',
+            content: '',
+            model,
+          };
+          answers.set(responseId, answer.id);
+          this.patch(id, (c) => ({ ...c, turns: [...c.turns, answer] }), false);
+          this.streamingId = answer.id;
+        },
+        onAnswerText: (responseId, delta) => {
+          const turnId = answers.get(responseId);
+          if (turnId !== undefined) appendText(turnId, delta);
+        },
+        onAnswerDone: (responseId, status) => {
+          const turnId = answers.get(responseId);
+          this.streamingId = '';
+          if (turnId === undefined) return;
+          this.patchTurn(
+            id,
+            turnId,
+            status === 'failed' ? { error: 'The answer failed: see the notice above.' } : {},
+            true,
+          );
+        },
+        onError: (message) => (this.notice = message),
+        onClosed: () => {
+          this.voice = undefined;
+          this.streamingId = '';
+        },
+      },
+    );
   }
 
   /** Streams the next answer of a conversation from `/v1/chat/completions`. */
@@ -612,7 +694,12 @@ export class LmtabChatView extends LitElement {
             placeholder=${this.model ? `Send a message to ${this.model}` : 'Add a model first'}
             @send=${(e: CustomEvent<{ text: string; images: string[]; audio: string[] }>) =>
               this.send(e.detail.text, e.detail.images, e.detail.audio)}
-            @stop=${() => this.controller?.abort()}
+            ?talking=${this.voice !== undefined}
+            @talk=${() => this.toggleTalk()}
+            @stop=${() => {
+              this.controller?.abort();
+              this.voice?.stop();
+            }}
           ></lmtab-chat-composer>
         </div>
         ${this.dragging ? html`<div class="drop">Drop images or audio to attach</div>` : nothing}

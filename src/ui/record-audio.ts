@@ -68,3 +68,55 @@ export async function recordAudio(): Promise<Recording> {
     },
   };
 }
+
+/** A microphone stream in progress: `stop()` ends it. */
+export interface MicrophoneStream {
+  stop(): void;
+}
+
+/**
+ * Streams the microphone as 16-bit samples at `rate` (the browser resamples), in blocks as the
+ * AudioWorklet hands them over: a live voice conversation's input.
+ */
+export async function streamMicrophone(
+  onSamples: (samples: Int16Array) => void,
+  rate: number,
+): Promise<MicrophoneStream> {
+  if (navigator.mediaDevices === undefined) {
+    throw new Error(
+      'this page is not a secure context (https, or localhost), where browsers offer the microphone',
+    );
+  }
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  const context = new AudioContext({ sampleRate: rate });
+  let node: AudioWorkletNode;
+  try {
+    const url = URL.createObjectURL(new Blob([collectorSource], { type: 'text/javascript' }));
+    try {
+      await context.audioWorklet.addModule(url);
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+    node = new AudioWorkletNode(context, 'lmtab-collector');
+    node.port.onmessage = (event: MessageEvent<Float32Array>) => {
+      const block = event.data;
+      const samples = new Int16Array(block.length);
+      for (let i = 0; i < block.length; i++) {
+        samples[i] = Math.round(Math.max(-1, Math.min(1, block[i]!)) * 32767);
+      }
+      onSamples(samples);
+    };
+    context.createMediaStreamSource(stream).connect(node);
+  } catch (error) {
+    stream.getTracks().forEach((track) => track.stop());
+    void context.close();
+    throw error;
+  }
+  return {
+    stop() {
+      stream.getTracks().forEach((track) => track.stop());
+      node.port.onmessage = null;
+      void context.close();
+    },
+  };
+}

@@ -307,6 +307,57 @@ test.describe('Chat tab', () => {
     expect(problems).toEqual([]);
   });
 
+  test('Talk holds a spoken conversation: each pause a turn, heard, written down and answered', async ({
+    playwright,
+    baseURL,
+  }, testInfo) => {
+    // A browser whose fake microphone plays a turn (0.8 s of tone, then silence) in a loop.
+    const { launchOptions = {} } = testInfo.project.use;
+    const browser = await playwright.chromium.launch({
+      ...launchOptions,
+      args: [
+        ...(launchOptions.args ?? []),
+        `--use-file-for-fake-audio-capture=${fixture('turn-6s.wav')}`,
+      ],
+    });
+    try {
+      const page = await (await browser.newContext({ baseURL })).newPage();
+      const problems = watchConsole(page);
+      await openApp(page);
+      const model = await importModel(page, 'tiny-lfm2-audio.gguf', 'mmproj-tiny-lfm2-audio.gguf');
+      await openTab(page, 'Chat');
+      await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
+      await setNumber(page, 'Max tokens', '4');
+      await page.getByRole('button', { name: 'Talk', exact: true }).click();
+      const end = page.getByRole('button', { name: 'End the voice conversation' });
+      await expect(end).toBeVisible();
+      // The engine found the turn by its loudness: it appears with its clip, and is answered.
+      const turn = page.locator('lmtab-chat-message[data-role="user"]').first();
+      await expect(turn.getByLabel('Attached audio clip 1 of 1')).toBeVisible({ timeout: 60_000 });
+      const answer = page.locator('lmtab-chat-message[data-role="assistant"]').first();
+      await expect(answer).toBeVisible({ timeout: 60_000 });
+      // The turn's transcript (written before the answer) and the answer's end.
+      await expect(turn.locator('.text')).toBeVisible({ timeout: 90_000 });
+      await expect(answer.locator('.foot')).toBeVisible({ timeout: 90_000 });
+      // The next turns come every 6 s; the third is heard too.
+      await expect(page.locator('lmtab-chat-message[data-role="user"]')).toHaveCount(3, {
+        timeout: 60_000,
+      });
+      await page.screenshot({ path: testInfo.outputPath('chat-voice.png') });
+      await testInfo.attach('a voice conversation', { path: testInfo.outputPath('chat-voice.png') });
+      await end.click();
+      await expect(page.getByRole('button', { name: 'Talk', exact: true })).toBeVisible();
+      await expect(answer.getByRole('alert')).toHaveCount(0);
+      // No notice: every turn the engine detected was taken (none refused as overlapping).
+      await expect(page.locator('p.notice')).toHaveCount(0);
+      // Typing goes on in the same conversation.
+      await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
   test('problems show inline: images for a text model, and a failed request', async ({ page }) => {
     await openApp(page);
     const model = await importModel(page, 'tiny-lfm2.gguf');

@@ -118,6 +118,14 @@ export function wavTone(seconds = 1, hz = 440, rate = audioSampleRate): Uint8Arr
   return wavFile(samples, rate);
 }
 
+/** {@link wavTone}'s tone for 0.8 s, then 5.2 s of silence: one spoken turn and its pause. */
+export function wavTurn(rate = audioSampleRate): Uint8Array {
+  const tone = wavTone(0.8, 440, rate).subarray(44);
+  const samples = new Uint8Array(Math.round(6 * rate) * 2);
+  samples.set(tone);
+  return wavFile(samples, rate);
+}
+
 /** Paths of the audio fixtures written by {@link ensureAudioFixtures}. */
 export interface AudioFixturePaths {
   /** `tiny-lfm2-audio.gguf`: the tiny text model, named for its audio projector. */
@@ -126,6 +134,11 @@ export interface AudioFixturePaths {
   projector: string;
   /** `tone-1s.wav`: one second of a 440 Hz tone at 16 kHz. */
   wav: string;
+  /**
+   * `turn-6s.wav`: a spoken turn's shape, 0.8 s of tone then 5.2 s of silence (Chromium's fake
+   * microphone plays it in a loop: one turn every 6 s).
+   */
+  turn: string;
 }
 
 /** Writes the audio fixtures into `dir`, rewriting only files that are missing or differ. */
@@ -135,6 +148,7 @@ export async function ensureAudioFixtures(dir: string): Promise<AudioFixturePath
     ['model', 'tiny-lfm2-audio.gguf', () => encodeGguf(lfm2Model({ name: 'tiny-lfm2-audio' }))],
     ['projector', 'mmproj-tiny-lfm2-audio.gguf', () => encodeGguf(audioProjector())],
     ['wav', 'tone-1s.wav', () => wavTone()],
+    ['turn', 'turn-6s.wav', () => wavTurn()],
   ];
   const paths = {} as AudioFixturePaths;
   for (const [key, file, bytes] of files) {

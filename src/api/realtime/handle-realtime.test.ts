@@ -176,6 +176,24 @@ describe('POST /v1/realtime', () => {
     await session.close();
   });
 
+  it('cancels the answer in progress when the next turn starts, and answers that turn', async () => {
+    let calls = 0;
+    const session = await openSession(() => (calls++ === 0 ? { hang: true } : {}));
+    await session.until('session.created');
+    const turn = new Int16Array([...pcm(0.4, 0.3), ...pcm(0.6, 0)]);
+    await session.send({ type: 'input_audio_buffer.append', audio: encodePcm16(turn) });
+    const first = await session.until('response.created');
+    await session.until('response.output_text.delta');
+    await session.send({ type: 'input_audio_buffer.append', audio: encodePcm16(turn) });
+    const cancelled = await session.until('response.done');
+    expect(cancelled.response).toMatchObject({ id: first.response.id, status: 'cancelled' });
+    const second = await session.until('response.done');
+    expect(second.response).toMatchObject({ status: 'completed' });
+    expect(second.response.id).not.toBe(first.response.id);
+    expect(session.seen.filter((e) => e.type === 'error')).toEqual([]);
+    await session.close();
+  });
+
   it('answers tool calls as function_call items and takes their output', async () => {
     const session = await openSession((request) =>
       request.tools === undefined || messagesOf(request).some((m) => m.role === 'tool')

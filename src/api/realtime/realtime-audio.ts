@@ -1,8 +1,8 @@
 import { decodeBase64 } from '../decode-image.js';
 import { LmtabError } from '../../errors/index.js';
+import { realtimeRate } from './pcm-base64.js';
 
-/** The one PCM rate of OpenAI's Realtime API (`audio/pcm`): 24 kHz, 16-bit, mono. */
-export const realtimeRate = 24_000;
+export { encodePcm16, realtimeRate } from './pcm-base64.js';
 
 /** Samples of one `input_audio_buffer.append` (base64 16-bit little-endian PCM). */
 export function decodePcm16(base64: string, param: string): Int16Array {
@@ -15,17 +15,6 @@ export function decodePcm16(base64: string, param: string): Int16Array {
     );
   }
   return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2).slice();
-}
-
-/** Base64 of 16-bit little-endian PCM samples (an `output_audio` delta). */
-export function encodePcm16(samples: Int16Array): string {
-  const bytes = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
-  let binary = '';
-  // In pieces: String.fromCharCode takes a bounded number of arguments.
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
 }
 
 /** 16-bit little-endian PCM bytes (as the engine speaks, after a WAV header or raw) at `from` Hz, as samples at 24 kHz. */

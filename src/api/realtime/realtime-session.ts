@@ -332,7 +332,9 @@ export class RealtimeSession {
           item_id: this.#nextUserItem(),
         });
         this.#commit(undefined);
-        if (detection.create_response) this.#respond({}, undefined);
+        // An answer still running (interruption off) is let be, as OpenAI's server does.
+        const busy = this.#response !== undefined && !this.#response.controller.signal.aborted;
+        if (detection.create_response && !busy) this.#respond({}, undefined);
       }
     }
     // Between turns only the padding a next turn may need is kept.
@@ -544,7 +546,8 @@ export class RealtimeSession {
   }
 
   #respond(params: ResponseParams, eventId: string | undefined): void {
-    if (this.#response !== undefined) {
+    // An answer cancelled but not yet ended (queued behind a transcript) does not block the next.
+    if (this.#response !== undefined && !this.#response.controller.signal.aborted) {
       throw Object.assign(
         new LmtabError(
           'invalid_request',
@@ -621,7 +624,7 @@ export class RealtimeSession {
       try {
         await this.#generate(request, response, modalities[0], controller.signal, intoConversation);
       } finally {
-        this.#response = undefined;
+        if (this.#response?.id === response.id) this.#response = undefined;
         finish();
       }
     });

@@ -344,7 +344,9 @@ test.describe('Chat tab', () => {
         timeout: 60_000,
       });
       await page.screenshot({ path: testInfo.outputPath('chat-voice.png') });
-      await testInfo.attach('a voice conversation', { path: testInfo.outputPath('chat-voice.png') });
+      await testInfo.attach('a voice conversation', {
+        path: testInfo.outputPath('chat-voice.png'),
+      });
       await end.click();
       await expect(page.getByRole('button', { name: 'Talk', exact: true })).toBeVisible();
       await expect(answer.getByRole('alert')).toHaveCount(0);

@@ -13,23 +13,28 @@ registerProcessor('lmtab-collector', class extends AudioWorkletProcessor {
   }
 });`;
 
-/** A recording in progress: `stop()` ends it and gives the clip as a mono 16-bit WAV. */
-export interface Recording {
-  stop(): Promise<Uint8Array>;
-  /** Ends it and drops what was recorded. */
-  cancel(): void;
+/** The microphone open and feeding blocks of samples; `close()` releases it. */
+interface OpenMicrophone {
+  /** The samples' rate (the device's, or the one asked for: the browser resamples). */
+  rate: number;
+  close(): Promise<void>;
 }
 
-/** Starts recording from the microphone (the browser asks the person first). */
-export async function recordAudio(): Promise<Recording> {
+/**
+ * Opens the microphone (the browser asks the person first) and hands its samples to `onBlock` as
+ * the AudioWorklet collects them, at `rate` when one is given.
+ */
+async function openMicrophone(
+  onBlock: (block: Float32Array) => void,
+  rate?: number,
+): Promise<OpenMicrophone> {
   if (navigator.mediaDevices === undefined) {
     throw new Error(
       'this page is not a secure context (https, or localhost), where browsers offer the microphone',
     );
   }
   const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
-  const context = new AudioContext();
-  const blocks: Float32Array[] = [];
+  const context = new AudioContext(rate === undefined ? {} : { sampleRate: rate });
   let node: AudioWorkletNode;
   try {
     const url = URL.createObjectURL(new Blob([collectorSource], { type: 'text/javascript' }));
@@ -39,32 +44,47 @@ export async function recordAudio(): Promise<Recording> {
       URL.revokeObjectURL(url);
     }
     node = new AudioWorkletNode(context, 'lmtab-collector');
-    node.port.onmessage = (event: MessageEvent<Float32Array>) => void blocks.push(event.data);
+    node.port.onmessage = (event: MessageEvent<Float32Array>) => onBlock(event.data);
     context.createMediaStreamSource(stream).connect(node);
   } catch (error) {
     stream.getTracks().forEach((track) => track.stop());
     void context.close();
     throw error;
   }
-  const end = () => {
-    stream.getTracks().forEach((track) => track.stop());
-    node.port.onmessage = null;
-    return context.close();
+  return {
+    rate: context.sampleRate,
+    close() {
+      stream.getTracks().forEach((track) => track.stop());
+      node.port.onmessage = null;
+      return context.close();
+    },
   };
+}
+
+/** A recording in progress: `stop()` ends it and gives the clip as a mono 16-bit WAV. */
+export interface Recording {
+  stop(): Promise<Uint8Array>;
+  /** Ends it and drops what was recorded. */
+  cancel(): void;
+}
+
+/** Starts recording from the microphone (the browser asks the person first). */
+export async function recordAudio(): Promise<Recording> {
+  const blocks: Float32Array[] = [];
+  const microphone = await openMicrophone((block) => void blocks.push(block));
   return {
     async stop() {
-      const rate = context.sampleRate;
-      await end();
+      await microphone.close();
       const samples = new Float32Array(blocks.reduce((sum, block) => sum + block.length, 0));
       let at = 0;
       for (const block of blocks) {
         samples.set(block, at);
         at += block.length;
       }
-      return wavFile(pcm16(samples), rate);
+      return wavFile(pcm16(samples), microphone.rate);
     },
     cancel() {
-      void end();
+      void microphone.close();
     },
   };
 }
@@ -82,41 +102,9 @@ export async function streamMicrophone(
   onSamples: (samples: Int16Array) => void,
   rate: number,
 ): Promise<MicrophoneStream> {
-  if (navigator.mediaDevices === undefined) {
-    throw new Error(
-      'this page is not a secure context (https, or localhost), where browsers offer the microphone',
-    );
-  }
-  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
-  const context = new AudioContext({ sampleRate: rate });
-  let node: AudioWorkletNode;
-  try {
-    const url = URL.createObjectURL(new Blob([collectorSource], { type: 'text/javascript' }));
-    try {
-      await context.audioWorklet.addModule(url);
-    } finally {
-      URL.revokeObjectURL(url);
-    }
-    node = new AudioWorkletNode(context, 'lmtab-collector');
-    node.port.onmessage = (event: MessageEvent<Float32Array>) => {
-      const block = event.data;
-      const samples = new Int16Array(block.length);
-      for (let i = 0; i < block.length; i++) {
-        samples[i] = Math.round(Math.max(-1, Math.min(1, block[i]!)) * 32767);
-      }
-      onSamples(samples);
-    };
-    context.createMediaStreamSource(stream).connect(node);
-  } catch (error) {
-    stream.getTracks().forEach((track) => track.stop());
-    void context.close();
-    throw error;
-  }
-  return {
-    stop() {
-      stream.getTracks().forEach((track) => track.stop());
-      node.port.onmessage = null;
-      void context.close();
-    },
-  };
+  const microphone = await openMicrophone(
+    (block) => onSamples(new Int16Array(pcm16(block).buffer)),
+    rate,
+  );
+  return { stop: () => void microphone.close() };
 }

@@ -194,6 +194,46 @@ describe('POST /v1/realtime', () => {
     await session.close();
   });
 
+  it('writes each committed turn down when the session asks, before answering it', async () => {
+    const session = await openSession();
+    await session.until('session.created');
+    await session.send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        audio: {
+          input: { turn_detection: null, transcription: { model: 'lfm2-audio', language: 'EN' } },
+        },
+      },
+    });
+    await session.send({ type: 'input_audio_buffer.append', audio: encodePcm16(pcm(0.5, 0.3)) });
+    await session.send({ type: 'input_audio_buffer.commit' });
+    await session.send({ type: 'response.create' });
+    const committed = await session.until('input_audio_buffer.committed');
+    const written = await session.until('conversation.item.input_audio_transcription.completed');
+    const wav = 44 + 12_000 * 2;
+    expect(written).toMatchObject({
+      item_id: committed.item_id,
+      transcript: `Heard ${wav} bytes of wav.`,
+      usage: { type: 'tokens', output_tokens: 4 },
+    });
+    expect(session.engine.audioRequests[0]).toMatchObject({ format: 'wav', language: 'en' });
+    await session.until('response.done');
+    // The transcript came first: the engine takes one job at a time.
+    const types = session.seen.map((e) => e.type);
+    expect(types.indexOf('conversation.item.input_audio_transcription.completed')).toBeLessThan(
+      types.indexOf('response.output_text.delta'),
+    );
+    await session.send({ type: 'conversation.item.retrieve', item_id: committed.item_id });
+    const retrieved = await session.until('conversation.item.retrieved');
+    expect(retrieved.item.content[0]).toMatchObject({
+      type: 'input_audio',
+      transcript: `Heard ${wav} bytes of wav.`,
+    });
+    expect(retrieved.item.content[0].audio).toBe(encodePcm16(pcm(0.5, 0.3)));
+    await session.close();
+  });
+
   it('answers tool calls as function_call items and takes their output', async () => {
     const session = await openSession((request) =>
       request.tools === undefined || messagesOf(request).some((m) => m.role === 'tool')

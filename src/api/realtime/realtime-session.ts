@@ -1,16 +1,12 @@
-import type {
-  ChatMessage,
-  ContentPart,
-  Engine,
-  GenerateRequest,
-  ToolCall,
-} from '../../engine/index.js';
+import type { Engine, GenerateRequest } from '../../engine/index.js';
 import { LmtabError, errorTable, toLmtabError } from '../../errors/index.js';
 import { assertToolSchemas } from '../assert-tool-schemas.js';
 import { newId } from '../new-id.js';
 import { parseWire } from '../parse-wire.js';
-import { startEvents, startGeneration } from '../start-generation.js';
-import { wavFile } from '../wav-file.js';
+import { toChatMessages, type StoredItem } from './conversation-messages.js';
+import { InputAudioBuffer } from './input-audio-buffer.js';
+import { runTranscript } from './realtime-transcript.js';
+import { runAnswer, type RealtimeItem, type ServerEvent } from './realtime-answer.js';
 import {
   clientEventSchema,
   type ClientEvent,
@@ -22,16 +18,9 @@ import {
   type SessionUpdate,
   type TranscriptionConfig,
 } from './realtime-events.js';
-import {
-  decodePcm16,
-  encodePcm16,
-  realtimeRate,
-  resamplePcm16,
-  VoiceActivity,
-} from './realtime-audio.js';
+import { decodePcm16, encodePcm16, realtimeRate, VoiceActivity } from './realtime-audio.js';
 
-/** A server event: its `type` and fields, in OpenAI's Realtime shapes. */
-export type ServerEvent = { type: string } & Record<string, unknown>;
+export type { ServerEvent } from './realtime-answer.js';
 
 /** Options of {@link RealtimeSession}. */
 export interface RealtimeSessionOptions {
@@ -56,13 +45,6 @@ interface SessionState {
   turnDetection: (Required<Omit<ServerVad, 'idle_timeout_ms'>> & { idle_timeout_ms: null }) | null;
   transcription: TranscriptionConfig;
   voice: string | { id: string } | undefined;
-}
-
-/** One item of the conversation, as clients see it, and the audio of a user message. */
-interface StoredItem {
-  item: Record<string, unknown> & { id: string; type: string };
-  /** 24 kHz samples of each `input_audio` part, by content index. */
-  audio: Map<number, Int16Array>;
 }
 
 /** OpenAI's default server VAD. */
@@ -91,18 +73,20 @@ export class RealtimeSession {
   readonly #options: RealtimeSessionOptions;
   readonly #state: SessionState;
   readonly #items: StoredItem[] = [];
-  #buffer: Int16Array[] = [];
-  #bufferSamples = 0;
-  /** Samples appended since the session began (VAD positions count from there). */
-  #heardSamples = 0;
+  readonly #buffer: InputAudioBuffer;
   #vad: VoiceActivity | undefined;
-  #response: { id: string; controller: AbortController; done: Promise<void> } | undefined;
+  #response: { id: string; controller: AbortController } | undefined;
   #closed = false;
+  /** Aborted when the session ends without finishing: transcripts in progress stop. */
+  readonly #ending = new AbortController();
+  /** The id of the next committed user item, once a VAD event named it. */
+  #pendingItemId: string | undefined;
   /** Work in order: transcriptions and answers take the engine one after the other. */
   #queue: Promise<void> = Promise.resolve();
 
   constructor(options: RealtimeSessionOptions) {
     this.#options = options;
+    this.#buffer = new InputAudioBuffer(options.maxBufferBytes);
     this.#state = {
       instructions: '',
       outputModalities: options.media.speaks ? ['audio'] : ['text'],
@@ -143,6 +127,7 @@ export class RealtimeSession {
   async close({ finish = false }: { finish?: boolean } = {}): Promise<void> {
     if (finish) await this.#queue;
     this.#closed = true;
+    this.#ending.abort();
     this.#response?.controller.abort();
     await this.#queue;
   }
@@ -162,7 +147,7 @@ export class RealtimeSession {
         this.#append(decodePcm16(event.audio, 'audio'));
         return;
       case 'input_audio_buffer.commit':
-        this.#commit(event.event_id);
+        this.#commit();
         return;
       case 'input_audio_buffer.clear':
         this.#clearBuffer();
@@ -201,7 +186,7 @@ export class RealtimeSession {
         return;
       }
       case 'response.create':
-        this.#respond(event.response ?? {}, event.event_id);
+        this.#respond(event.response ?? {});
         return;
       case 'response.cancel':
         if (
@@ -300,17 +285,8 @@ export class RealtimeSession {
   }
 
   #append(samples: Int16Array): void {
-    const bytes = (this.#bufferSamples + samples.length) * 2;
-    if (bytes > this.#options.maxBufferBytes) {
-      throw new LmtabError(
-        'invalid_request',
-        `input_audio_buffer.append: the buffer holds at most ${Math.floor(this.#options.maxBufferBytes / 2 / realtimeRate)} s of audio; commit or clear it (received ${samples.length} samples more, ${this.#bufferSamples} waiting).`,
-        { param: 'audio' },
-      );
-    }
-    this.#buffer.push(samples);
-    this.#bufferSamples += samples.length;
-    this.#heardSamples += samples.length;
+    const buffer = this.#buffer;
+    buffer.append(samples);
     const vad = this.#vad;
     const detection = this.#state.turnDetection;
     if (vad === undefined || detection === null) return;
@@ -318,7 +294,7 @@ export class RealtimeSession {
     for (const change of vad.push(samples)) {
       if (change.type === 'started') {
         // The turn is the speech and the padding before it; earlier silence is not sent.
-        this.#keepFrom(Math.round((change.atMs * realtimeRate) / 1000) - prefix);
+        buffer.keepFrom(Math.round((change.atMs * realtimeRate) / 1000) - prefix);
         this.#emit({
           type: 'input_audio_buffer.speech_started',
           audio_start_ms: Math.max(0, change.atMs - detection.prefix_padding_ms),
@@ -331,57 +307,34 @@ export class RealtimeSession {
           audio_end_ms: change.atMs,
           item_id: this.#nextUserItem(),
         });
-        this.#commit(undefined);
+        this.#commit();
         // An answer still running (interruption off) is let be, as OpenAI's server does.
         const busy = this.#response !== undefined && !this.#response.controller.signal.aborted;
-        if (detection.create_response && !busy) this.#respond({}, undefined);
+        if (detection.create_response && !busy) this.#respond({});
       }
     }
     // Between turns only the padding a next turn may need is kept.
-    if (!vad.speaking) this.#keepFrom(this.#heardSamples - prefix);
-  }
-
-  /** Drops buffered samples before `sample` (counted from the session's first). */
-  #keepFrom(sample: number): void {
-    let drop = sample - (this.#heardSamples - this.#bufferSamples);
-    while (drop > 0 && this.#buffer.length > 0) {
-      const first = this.#buffer[0]!;
-      if (first.length <= drop) {
-        this.#buffer.shift();
-        this.#bufferSamples -= first.length;
-        drop -= first.length;
-      } else {
-        this.#buffer[0] = first.subarray(drop);
-        this.#bufferSamples -= drop;
-        drop = 0;
-      }
-    }
+    if (!vad.speaking) buffer.keepFrom(buffer.heard - prefix);
   }
 
   /** The id the next committed user item takes (VAD events name it before the commit). */
-  #pendingItemId: string | undefined;
   #nextUserItem(): string {
     return (this.#pendingItemId ??= newId('item_'));
   }
 
-  #commit(eventId: string | undefined): void {
-    const ms = (this.#bufferSamples * 1000) / realtimeRate;
+  #commit(): void {
+    const ms = this.#buffer.milliseconds;
     if (ms < minimumCommitMs) {
       throw Object.assign(
         new LmtabError(
           'invalid_request',
           `input_audio_buffer.commit: expected at least ${minimumCommitMs} ms of audio in the buffer, received ${ms.toFixed(2)} ms.`,
         ),
-        { realtimeCode: 'input_audio_buffer_commit_empty', eventId },
+        { realtimeCode: 'input_audio_buffer_commit_empty' },
       );
     }
-    const samples = new Int16Array(this.#bufferSamples);
-    let at = 0;
-    for (const piece of this.#buffer) {
-      samples.set(piece, at);
-      at += piece.length;
-    }
-    this.#clearBuffer();
+    const samples = this.#buffer.take();
+    this.#vad?.reset();
     const id = this.#nextUserItem();
     this.#pendingItemId = undefined;
     const previous = this.#items.at(-1)?.item.id ?? null;
@@ -402,8 +355,7 @@ export class RealtimeSession {
   }
 
   #clearBuffer(): void {
-    this.#buffer = [];
-    this.#bufferSamples = 0;
+    this.#buffer.clear();
     this.#vad?.reset();
   }
 
@@ -425,7 +377,7 @@ export class RealtimeSession {
   /** A client item as stored: audio parts decoded, their bytes left out of what is echoed. */
   #toStored(item: ClientItem & { id: string }): StoredItem {
     const audio = new Map<number, Int16Array>();
-    const echoed: Record<string, unknown> & { id: string; type: string } = {
+    const echoed: RealtimeItem = {
       ...item,
       object: 'realtime.item',
       status: 'completed',
@@ -480,72 +432,24 @@ export class RealtimeSession {
   /** Writes down a committed turn (when the session asks for transcripts), in line with answers. */
   #transcribe(stored: StoredItem, samples: Int16Array): void {
     const config = this.#state.transcription!;
-    const itemId = stored.item.id;
-    this.#enqueue(async () => {
-      const controller = new AbortController();
-      try {
-        const events = await startEvents(
-          this.#options.engine.transcribe(
-            {
-              model: this.#options.model,
-              audio: wavFile(new Uint8Array(samples.buffer), realtimeRate),
-              format: 'wav',
-              ...(config.language === undefined ? {} : { language: config.language.toLowerCase() }),
-              ...(config.prompt === undefined || config.prompt === ''
-                ? {}
-                : { prompt: config.prompt }),
-              temperature: 0,
-              // Whisper's decoder window: 448 tokens per 30 s.
-              maxTokens: 448 * Math.max(1, Math.ceil(samples.length / realtimeRate / 30)),
-            },
-            { signal: controller.signal },
-          ),
-          controller.signal,
-          (event) => event.type === 'done',
-        );
-        for await (const event of events) {
-          if (event.type === 'delta') {
-            this.#emit({
-              type: 'conversation.item.input_audio_transcription.delta',
-              item_id: itemId,
-              content_index: 0,
-              delta: event.text,
-            });
-          } else {
-            const content = stored.item.content as Record<string, unknown>[];
-            content[0] = { ...content[0], transcript: event.text };
-            this.#emit({
-              type: 'conversation.item.input_audio_transcription.completed',
-              item_id: itemId,
-              content_index: 0,
-              transcript: event.text,
-              usage: {
-                type: 'tokens',
-                input_tokens: event.usage.inputTokens,
-                output_tokens: event.usage.outputTokens,
-                total_tokens: event.usage.inputTokens + event.usage.outputTokens,
-              },
-            });
-          }
-        }
-      } catch (error) {
-        const lmtab = toLmtabError(error);
-        this.#emit({
-          type: 'conversation.item.input_audio_transcription.failed',
-          item_id: itemId,
-          content_index: 0,
-          error: {
-            type: errorTable[lmtab.code].openAiType,
-            code: lmtab.code,
-            message: lmtab.message,
-            param: null,
-          },
-        });
-      }
-    });
+    this.#enqueue(() =>
+      runTranscript({
+        engine: this.#options.engine,
+        model: this.#options.model,
+        config,
+        samples,
+        itemId: stored.item.id,
+        signal: this.#ending.signal,
+        emit: (event) => this.#emit(event),
+        onText: (text) => {
+          const content = stored.item.content as Record<string, unknown>[];
+          content[0] = { ...content[0], transcript: text };
+        },
+      }),
+    );
   }
 
-  #respond(params: ResponseParams, eventId: string | undefined): void {
+  #respond(params: ResponseParams): void {
     // An answer cancelled but not yet ended (queued behind a transcript) does not block the next.
     if (this.#response !== undefined && !this.#response.controller.signal.aborted) {
       throw Object.assign(
@@ -553,7 +457,7 @@ export class RealtimeSession {
           'invalid_request',
           `response.create: the conversation already has an answer in progress (${this.#response.id}); wait for its response.done or send response.cancel.`,
         ),
-        { realtimeCode: 'conversation_already_has_active_response', eventId },
+        { realtimeCode: 'conversation_already_has_active_response' },
       );
     }
     const state = this.#state;
@@ -586,7 +490,7 @@ export class RealtimeSession {
       object: 'realtime.response',
       status: 'in_progress',
       status_details: null,
-      output: [] as Record<string, unknown>[],
+      output: [] as RealtimeItem[],
       conversation_id: params.conversation === 'none' ? null : this.id,
       output_modalities: modalities,
       max_output_tokens: params.max_output_tokens ?? state.maxOutputTokens,
@@ -596,7 +500,7 @@ export class RealtimeSession {
       usage: null as Record<string, unknown> | null,
       metadata: params.metadata ?? null,
     };
-    const messages = this.#messages(params.instructions ?? state.instructions, input);
+    const messages = toChatMessages(params.instructions ?? state.instructions, input);
     const request: GenerateRequest = {
       model: this.#options.model,
       input: { kind: 'chat', messages },
@@ -615,312 +519,37 @@ export class RealtimeSession {
     };
     const controller = new AbortController();
     const intoConversation = params.conversation !== 'none';
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    this.#response = { id: response.id, controller, done };
+    this.#response = { id: response.id, controller };
     this.#emit({ type: 'response.created', response: { ...response, output: [] } });
-    void eventId;
     this.#enqueue(async () => {
       try {
-        await this.#generate(request, response, modalities[0], controller.signal, intoConversation);
+        await runAnswer(
+          {
+            engine: this.#options.engine,
+            model: this.#options.model,
+            voice: state.voice,
+            emit: (event) => this.#emit(event),
+            fail: (error) => this.#error(error),
+            onItem: (item) => {
+              if (!intoConversation) return;
+              const previous = this.#items.at(-1)?.item.id ?? null;
+              this.#items.push({ item, audio: new Map() });
+              this.#emit({ type: 'conversation.item.added', previous_item_id: previous, item });
+            },
+            onItemDone: (item) => {
+              if (intoConversation) this.#emit({ type: 'conversation.item.done', item });
+            },
+            cancelReason: () => (this.#closed ? 'client_cancelled' : 'turn_detected'),
+          },
+          request,
+          response,
+          modalities[0],
+          controller.signal,
+        );
       } finally {
         if (this.#response?.id === response.id) this.#response = undefined;
-        finish();
       }
     });
-  }
-
-  /** The conversation as chat messages: instructions first, committed audio as WAV parts. */
-  #messages(instructions: string, input: readonly StoredItem[]): ChatMessage[] {
-    const messages: ChatMessage[] =
-      instructions === ''
-        ? []
-        : [{ role: 'system', content: [{ type: 'text', text: instructions }] }];
-    for (const { item, audio } of input) {
-      if (item.type === 'function_call') {
-        const call: ToolCall = {
-          id: String(item.call_id),
-          name: String(item.name),
-          arguments: String(item.arguments),
-        };
-        const last = messages.at(-1);
-        if (last?.role === 'assistant' && last.toolCalls !== undefined) last.toolCalls.push(call);
-        else messages.push({ role: 'assistant', content: [], toolCalls: [call] });
-        continue;
-      }
-      if (item.type === 'function_call_output') {
-        messages.push({
-          role: 'tool',
-          content: [{ type: 'text', text: String(item.output) }],
-          toolCallId: String(item.call_id),
-        });
-        continue;
-      }
-      const role = item.role as ChatMessage['role'];
-      const parts = item.content as Record<string, unknown>[];
-      const content: ContentPart[] = parts.flatMap((part, i): ContentPart[] => {
-        switch (part.type) {
-          case 'input_audio': {
-            const samples = audio.get(i);
-            return samples === undefined
-              ? []
-              : [
-                  {
-                    type: 'audio',
-                    data: wavFile(pcm16Bytes(samples), realtimeRate),
-                    format: 'wav',
-                  },
-                ];
-          }
-          case 'output_audio':
-            return typeof part.transcript === 'string'
-              ? [{ type: 'text', text: part.transcript }]
-              : [];
-          default:
-            return [{ type: 'text', text: String(part.text ?? '') }];
-        }
-      });
-      messages.push({ role, content });
-    }
-    return messages;
-  }
-
-  async #generate(
-    request: GenerateRequest,
-    response: Record<string, unknown> & { id: string; output: Record<string, unknown>[] },
-    modality: 'text' | 'audio',
-    signal: AbortSignal,
-    intoConversation: boolean,
-  ): Promise<void> {
-    const engine = this.#options.engine;
-    const responseId = response.id;
-    let message:
-      | { item: Record<string, unknown> & { id: string; type: string }; outputIndex: number }
-      | undefined;
-    let text = '';
-    const calls = new Map<
-      number,
-      { item: Record<string, unknown> & { id: string; type: string }; outputIndex: number }
-    >();
-    let status: 'completed' | 'cancelled' | 'incomplete' | 'failed' = 'completed';
-    let statusDetails: Record<string, unknown> | null = null;
-    let usage: Record<string, unknown> | null = null;
-    const partType = modality === 'audio' ? 'audio' : 'text';
-    const textKey = modality === 'audio' ? 'transcript' : 'text';
-    const addItem = (item: Record<string, unknown> & { id: string; type: string }) => {
-      const outputIndex = response.output.length;
-      response.output.push(item);
-      const previous = this.#items.at(-1)?.item.id ?? null;
-      if (intoConversation) this.#items.push({ item, audio: new Map() });
-      this.#emit({
-        type: 'response.output_item.added',
-        response_id: responseId,
-        output_index: outputIndex,
-        item,
-      });
-      if (intoConversation)
-        this.#emit({ type: 'conversation.item.added', previous_item_id: previous, item });
-      return outputIndex;
-    };
-    const openMessage = () => {
-      if (message !== undefined) return message;
-      const item = {
-        id: newId('item_'),
-        type: 'message',
-        object: 'realtime.item',
-        status: 'in_progress',
-        role: 'assistant',
-        content: [] as Record<string, unknown>[],
-      };
-      message = { item, outputIndex: addItem(item) };
-      this.#emit({
-        type: 'response.content_part.added',
-        response_id: responseId,
-        item_id: item.id,
-        output_index: message.outputIndex,
-        content_index: 0,
-        part: { type: partType, [textKey]: '' },
-      });
-      return message;
-    };
-    try {
-      const events = await startGeneration(engine, request, signal);
-      for await (const event of events) {
-        if (event.type === 'token' && event.text !== '') {
-          const open = openMessage();
-          text += event.text;
-          this.#emit({
-            type:
-              modality === 'audio'
-                ? 'response.output_audio_transcript.delta'
-                : 'response.output_text.delta',
-            response_id: responseId,
-            item_id: open.item.id,
-            output_index: open.outputIndex,
-            content_index: 0,
-            delta: event.text,
-          });
-        } else if (event.type === 'tool_call') {
-          let call = calls.get(event.index);
-          if (call === undefined) {
-            const item = {
-              id: newId('item_'),
-              type: 'function_call',
-              object: 'realtime.item',
-              status: 'in_progress',
-              call_id: event.id ?? newId('call_'),
-              name: event.name ?? '',
-              arguments: '',
-            };
-            call = { item, outputIndex: addItem(item) };
-            calls.set(event.index, call);
-          }
-          if (event.name !== undefined && call.item.name === '') call.item.name = event.name;
-          call.item.arguments = `${String(call.item.arguments)}${event.argumentsDelta}`;
-          if (event.argumentsDelta !== '') {
-            this.#emit({
-              type: 'response.function_call_arguments.delta',
-              response_id: responseId,
-              item_id: call.item.id,
-              output_index: call.outputIndex,
-              call_id: call.item.call_id,
-              delta: event.argumentsDelta,
-            });
-          }
-        } else if (event.type === 'done') {
-          const inputTokens = event.usage.promptTokens;
-          const outputTokens = event.usage.completionTokens;
-          usage = {
-            total_tokens: inputTokens + outputTokens,
-            input_tokens: inputTokens,
-            output_tokens: outputTokens,
-            input_token_details: { cached_tokens: event.usage.cachedPromptTokens ?? 0 },
-            output_token_details: { text_tokens: outputTokens, audio_tokens: 0 },
-          };
-          if (event.finishReason === 'length') {
-            status = 'incomplete';
-            statusDetails = { type: 'incomplete', reason: 'max_output_tokens' };
-          }
-        }
-      }
-      if (modality === 'audio' && text !== '' && message !== undefined) {
-        await this.#speak(text, message.item.id, message.outputIndex, responseId, signal);
-      }
-    } catch (error) {
-      const lmtab = toLmtabError(error);
-      if (signal.aborted) {
-        status = 'cancelled';
-        statusDetails = {
-          type: 'cancelled',
-          reason: this.#closed ? 'client_cancelled' : 'turn_detected',
-        };
-      } else {
-        status = 'failed';
-        statusDetails = {
-          type: 'failed',
-          error: {
-            type: errorTable[lmtab.code].openAiType,
-            code: lmtab.code,
-            message: lmtab.message,
-          },
-        };
-        this.#error(lmtab);
-      }
-    }
-    const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
-    if (message !== undefined) {
-      const part = { type: partType, [textKey]: text };
-      message.item.content = [
-        { type: modality === 'audio' ? 'output_audio' : 'output_text', [textKey]: text },
-      ];
-      message.item.status = itemStatus;
-      const ids = {
-        response_id: responseId,
-        item_id: message.item.id,
-        output_index: message.outputIndex,
-        content_index: 0,
-      };
-      this.#emit(
-        modality === 'audio'
-          ? { type: 'response.output_audio_transcript.done', ...ids, transcript: text }
-          : { type: 'response.output_text.done', ...ids, text },
-      );
-      this.#emit({ type: 'response.content_part.done', ...ids, part });
-      this.#emit({
-        type: 'response.output_item.done',
-        response_id: responseId,
-        output_index: message.outputIndex,
-        item: message.item,
-      });
-      if (intoConversation) this.#emit({ type: 'conversation.item.done', item: message.item });
-    }
-    for (const call of calls.values()) {
-      call.item.status = itemStatus;
-      this.#emit({
-        type: 'response.function_call_arguments.done',
-        response_id: responseId,
-        item_id: call.item.id,
-        output_index: call.outputIndex,
-        call_id: call.item.call_id,
-        name: call.item.name,
-        arguments: call.item.arguments,
-      });
-      this.#emit({
-        type: 'response.output_item.done',
-        response_id: responseId,
-        output_index: call.outputIndex,
-        item: call.item,
-      });
-      if (intoConversation) this.#emit({ type: 'conversation.item.done', item: call.item });
-    }
-    this.#emit({
-      type: 'response.done',
-      response: { ...response, status, status_details: statusDetails, usage },
-    });
-  }
-
-  /** Speaks an answer's text with a model that generates audio, as 24 kHz PCM deltas. */
-  async #speak(
-    text: string,
-    itemId: string,
-    outputIndex: number,
-    responseId: string,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const voice = this.#state.voice;
-    const chunks = await startEvents(
-      this.#options.engine.speak(
-        {
-          model: this.#options.model,
-          input: text,
-          format: 'pcm',
-          ...(typeof voice === 'string'
-            ? { voice }
-            : voice === undefined
-              ? {}
-              : { voice: voice.id }),
-        },
-        { signal },
-      ),
-      signal,
-      (chunk) => chunk.final,
-    );
-    const ids = {
-      response_id: responseId,
-      item_id: itemId,
-      output_index: outputIndex,
-      content_index: 0,
-    };
-    for await (const chunk of chunks) {
-      if (chunk.audio.length > 0) {
-        this.#emit({
-          type: 'response.output_audio.delta',
-          ...ids,
-          delta: encodePcm16(resamplePcm16(chunk.audio, chunk.sampleRate)),
-        });
-      }
-    }
-    this.#emit({ type: 'response.output_audio.done', ...ids });
   }
 
   #enqueue(work: () => Promise<void>): void {
@@ -932,7 +561,8 @@ export class RealtimeSession {
     this.#options.emit({ event_id: newId('event_'), ...event });
   }
 
-  #error(error: LmtabError & { realtimeCode?: string; eventId?: string }, eventId?: string): void {
+  /** An `error` event; `realtimeCode` is OpenAI's own code where it has one for the fault. */
+  #error(error: LmtabError & { realtimeCode?: string }, eventId?: string): void {
     this.#options.emit({
       event_id: newId('event_'),
       type: 'error',
@@ -941,15 +571,10 @@ export class RealtimeSession {
         code: error.realtimeCode ?? error.code,
         message: error.message,
         param: error.param ?? null,
-        event_id: error.eventId ?? eventId ?? null,
+        event_id: eventId ?? null,
       },
     });
   }
-}
-
-/** The bytes of 16-bit samples (little-endian, as the platform stores them here). */
-function pcm16Bytes(samples: Int16Array): Uint8Array {
-  return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
 }
 
 /** Refuses tools whose schemas the engine cannot enforce when forced, and choices of no tool. */

@@ -43,7 +43,7 @@ interface FakeTab {
   sendBody(id: string, text: string): void;
 }
 
-async function connectTab(capacity = 4): Promise<FakeTab> {
+async function connectTab(capacity = 4, bodyWindow?: number): Promise<FakeTab> {
   const socket = new WebSocket(`ws://127.0.0.1:${port}/lmtab/engine`, [
     'lmtab-engine',
     `lmtab-secret.${secret}`,
@@ -61,7 +61,7 @@ async function connectTab(capacity = 4): Promise<FakeTab> {
     for (const wake of waiting.splice(0)) wake();
   });
   await new Promise((resolve) => socket.once('open', resolve));
-  socket.send(JSON.stringify({ type: 'hello', capacity }));
+  socket.send(JSON.stringify({ type: 'hello', capacity, bodyWindow }));
   await expect.poll(() => relay!.stats().engines.length).toBeGreaterThan(0);
   const seen = new Set<RelayToTabFrame>();
   return {
@@ -511,6 +511,30 @@ describe('createRelay: who may join, call and read', () => {
     expect(await tab.next('abort')).toMatchObject({ id: request.id });
     tab.send({ type: 'end', id: request.id });
     await expect.poll(() => relay!.stats().engines[0].active).toBe(0);
+  });
+
+  it('paces a Realtime client by the tab’s credit: no more than its window is ahead of its reads', async () => {
+    await start();
+    const tab = await connectTab(4, 100);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime?model=m`);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const request = await tab.next('request');
+    if (request.type !== 'request') throw new Error('expected a request frame');
+    const event = JSON.stringify({ type: 'input_audio_buffer.append', audio: 'A'.repeat(30) });
+    for (let i = 0; i < 10; i++) ws.send(event);
+    const line = event.length + 1;
+    await expect.poll(() => tab.bodies.get(request.id)?.length ?? 0).toBe(100);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tab.bodies.get(request.id)!.length).toBe(100);
+    // Each credit lets as much more through, until all ten events are there, whole and in order.
+    for (let sent = 100; sent < 10 * line; sent += 100) {
+      tab.send({ type: 'credit', id: request.id, bytes: 100 });
+      await expect
+        .poll(() => tab.bodies.get(request.id)!.length)
+        .toBe(Math.min(sent + 100, 10 * line));
+    }
+    expect(tab.bodies.get(request.id)).toBe(`${event}\n`.repeat(10));
+    ws.close();
   });
 
   it('turns a tab’s refusal of a Realtime session into an error event and closes the socket', async () => {

@@ -96,6 +96,7 @@ export async function serveRealtime(ws: WebSocket, options: ServeRealtimeOptions
   // Messages that come before the tab is found wait here (bounded by the socket's pause).
   const body = new PassThrough({ highWaterMark: 1024 * 1024 });
   const newline = Buffer.from('\n');
+  let paused = false;
   const onMessage = (data: RawData, isBinary: boolean) => {
     const bytes = Array.isArray(data)
       ? Buffer.concat(data)
@@ -112,9 +113,14 @@ export async function serveRealtime(ws: WebSocket, options: ServeRealtimeOptions
       );
       return;
     }
-    if (!body.write(Buffer.concat([bytes, newline]))) {
+    if (!body.write(Buffer.concat([bytes, newline])) && !paused) {
+      // The tab is behind: stop reading the client until its credit lets the body drain.
+      paused = true;
       ws.pause();
-      body.once('drain', () => ws.resume());
+      body.once('drain', () => {
+        paused = false;
+        ws.resume();
+      });
     }
   };
   ws.on('message', onMessage);

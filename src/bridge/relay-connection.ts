@@ -256,13 +256,16 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     if (frame.type === 'request') {
       const url = new URL(frame.url, origin);
       // A model named in the query (a Realtime session's) is known at once; a body's when it ends.
-      const named = url.searchParams.get('model');
+      const named = url.searchParams.get('model') ?? '';
       const request: Served = {
         frame,
-        log: { time: Date.now(), method: frame.method, path: url.pathname },
-        ...(named === null || named === ''
-          ? { sniffer: new ModelNameSniffer() }
-          : { log: { time: Date.now(), method: frame.method, path: url.pathname, model: named } }),
+        log: {
+          time: Date.now(),
+          method: frame.method,
+          path: url.pathname,
+          ...(named === '' ? {} : { model: named }),
+        },
+        ...(named === '' ? { sniffer: new ModelNameSniffer() } : {}),
       };
       served.set(frame.id, request);
       run(to, request);

@@ -38,6 +38,7 @@ import { lanAddresses } from './lan-addresses.js';
 import { newSecret } from './relay-secret.js';
 import {
   chooseRealtimeProtocol,
+  offeredProtocols,
   realtimeKeyHeaders,
   realtimePath,
   serveRealtime,
@@ -383,9 +384,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     if (pathname === realtimePath) return upgradeRealtime(request, socket, head, refuse);
     // An engine reads every request routed to it: it joins only with the relay's secret, whatever
     // its Origin (--cors-origin opens the API to pages, never this socket).
-    const offered = (request.headers['sec-websocket-protocol'] ?? '')
-      .split(',')
-      .map((p) => p.trim());
+    const offered = offeredProtocols(request.headers);
     const secret = offered
       .find((p) => p.startsWith(engineSecretProtocolPrefix))
       ?.slice(engineSecretProtocolPrefix.length);

@@ -6,7 +6,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { Relay } from '../../src/relay/index.js';
 import { testPorts } from '../support/test-ports.js';
 import { bundleForPage, installOpenAi, openTab } from './support/app.js';
-import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
+import { hearingModels, openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 // OpenAI's Realtime API with a real model that hears (tiny-lfm2 with a Whisper-shaped audio
 // projector, random weights, run by wllama 3.13's build), called through the official `openai`
@@ -332,10 +332,7 @@ test.describe("OpenAI's Realtime API", () => {
 
   test.beforeAll(async ({ browser }) => {
     relay = await startRelay(testPorts.relayRealtime);
-    tab = await openEngineTab(browser, relay, [
-      { file: 'tiny-lfm2-audio.gguf', projector: 'mmproj-tiny-lfm2-audio.gguf' },
-      { file: 'tiny-lfm2.gguf' },
-    ]);
+    tab = await openEngineTab(browser, relay, hearingModels);
   });
 
   test.afterAll(async () => {

@@ -70,6 +70,15 @@ export async function openEngineTab(
   return { context, page };
 }
 
+/**
+ * The models of the audio specs' engine tab: the tiny text model with an audio projector (it
+ * hears), and the same text model without one (it does not).
+ */
+export const hearingModels = [
+  { file: 'tiny-lfm2-audio.gguf', projector: 'mmproj-tiny-lfm2-audio.gguf' },
+  { file: 'tiny-lfm2.gguf' },
+];
+
 /** Runs `lmtab` (the built CLI) with `args`; resolves once it prints its serving line. */
 export async function runCli(
   args: string[],

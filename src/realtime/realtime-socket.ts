@@ -1,4 +1,5 @@
 import { fetchOverPort } from '../bridge/index.js';
+import { createNdjsonDecoder } from '../streams/index.js';
 import type { RequestFrame } from '../bridge/wire.js';
 import { connectEngine, type EngineConnection } from './connect-engine.js';
 
@@ -147,20 +148,14 @@ export class LmtabRealtimeSocket extends EventTarget {
 
   async #read(stream: ReadableStream<Uint8Array>): Promise<void> {
     const reader = stream.getReader();
-    const text = new TextDecoder();
-    let pending = '';
+    const lines = createNdjsonDecoder((line) => this.#deliver(line));
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        pending += text.decode(value, { stream: true });
-        let at: number;
-        while ((at = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, at).trim();
-          pending = pending.slice(at + 1);
-          if (line !== '') this.#deliver(line);
-        }
+        lines.push(value);
       }
+      lines.end();
     } catch {
       // Cancelled by close(), or the engine went away: the close below says which.
     }

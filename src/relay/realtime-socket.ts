@@ -6,6 +6,7 @@ import { LmtabError, errorTable, toLmtabError } from '../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
 import type { RelayLogEntry } from './forward-request.js';
+import { createNdjsonDecoder } from '../streams/index.js';
 import { sendBody } from './send-body.js';
 
 /** The path of OpenAI's Realtime WebSocket. */
@@ -141,8 +142,11 @@ export async function serveRealtime(ws: WebSocket, options: ServeRealtimeOptions
   }
   const { engine: socket } = lease;
   let contentType = '';
-  let pending = '';
   const text = new TextDecoder();
+  // Each answer line, one server message.
+  const lines = createNdjsonDecoder((line) => {
+    if (ws.readyState === ws.OPEN) ws.send(line);
+  });
   const finish = () => {
     if (over) return;
     over = true;
@@ -178,13 +182,7 @@ export async function serveRealtime(ws: WebSocket, options: ServeRealtimeOptions
           refusal += text.decode(chunk, { stream: true });
           return;
         }
-        pending += text.decode(chunk, { stream: true });
-        let at: number;
-        while ((at = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, at);
-          pending = pending.slice(at + 1);
-          if (line.trim() !== '' && ws.readyState === ws.OPEN) ws.send(line);
-        }
+        lines.push(chunk);
       },
       end() {
         if (status !== 200) sendError(refusalError(refusal, status));

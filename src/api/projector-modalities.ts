@@ -1,13 +1,8 @@
-import { readGgufHeader, type ModelRecord } from '../store/index.js';
+import { readProjectorMedia, type ModelRecord, type ProjectorMedia } from '../store/index.js';
 import type { RouteContext } from './route-context.js';
 
-/** What a stored model takes in besides text, as llama-server's `/props` names it. */
-export interface InputModalities {
-  vision: boolean;
-  audio: boolean;
-  /** Whether it generates audio (an audio generator in the projector); lmtab's addition. */
-  speech: boolean;
-}
+/** What a stored model takes in besides text, as llama-server's `/props` names it (and `speech`, lmtab's). */
+export type InputModalities = ProjectorMedia;
 
 /**
  * A model's input modalities, read from its projector's own header (`clip.has_vision_encoder`,
@@ -24,14 +19,7 @@ export async function projectorModalities(
   try {
     const { projector } = await context.store.open(record.id);
     if (projector === undefined) return textOnly;
-    const { metadata } = await readGgufHeader(projector);
-    const audio = metadata.get('clip.has_audio_encoder') === true;
-    const speech = metadata.get('clip.has_gen_audio_encoder') === true;
-    return {
-      vision: metadata.get('clip.has_vision_encoder') === true || !(audio || speech),
-      audio,
-      speech,
-    };
+    return await readProjectorMedia(projector);
   } catch {
     return textOnly;
   }

@@ -17,5 +17,10 @@ export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
 export type { SseMessage } from './sse-encoder.js';
 export type { TokenReader } from './token-reader.js';
 export { pcm16, wavFile } from './wav-file.js';
-export { encodeBase64, encodePcm16, realtimeRate } from './realtime/pcm-base64.js';
+export {
+  decodePcm16Base64,
+  encodeBase64,
+  encodePcm16,
+  realtimeRate,
+} from './realtime/pcm-base64.js';
 export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';

@@ -27,3 +27,26 @@ export async function* rejecting<T>(error: Error): AsyncGenerator<T> {
   yield* [] as T[];
   throw error;
 }
+
+/**
+ * Turns a stream of 32-bit float samples (llama.cpp's raw speech, in pieces that may split a
+ * sample) into 16-bit little-endian PCM, clamped to [-1, 1] as llama.cpp's own WAV writer does.
+ */
+export function createFloatToPcm16(): (bytes: Uint8Array) => Uint8Array {
+  let carry = new Uint8Array(0);
+  return (bytes) => {
+    const joined = new Uint8Array(carry.length + bytes.length);
+    joined.set(carry);
+    joined.set(bytes, carry.length);
+    const count = Math.floor(joined.length / 4);
+    carry = joined.slice(count * 4);
+    const input = new DataView(joined.buffer, 0, count * 4);
+    const out = new Uint8Array(count * 2);
+    const output = new DataView(out.buffer);
+    for (let i = 0; i < count; i++) {
+      const sample = Math.max(-1, Math.min(1, input.getFloat32(i * 4, true)));
+      output.setInt16(i * 2, Math.trunc(sample * 32767), true);
+    }
+    return out;
+  };
+}

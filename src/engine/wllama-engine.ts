@@ -71,7 +71,7 @@ import {
 import { countPromptTokens } from './count-prompt-tokens.js';
 import { glueBytes, wllamaTokenAction } from './wllama-token-actions.js';
 import { loadVocabTokenizer } from './vocab-tokenizer.js';
-import { cannotHear, cannotSpeak } from './audio-model.js';
+import { cannotHear, cannotSpeak, createFloatToPcm16 } from './audio-model.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -729,9 +729,12 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
         abortSignal: signal,
         ...(request.voice !== undefined && { voice: request.voice }),
       });
+      // llama.cpp's raw output is 32-bit float; OpenAI's `pcm` (and the Realtime API's) is 16-bit.
+      const toPcm16 = request.format === 'pcm' ? createFloatToPcm16() : undefined;
       for await (const chunk of chunks) {
+        const audio = new Uint8Array(chunk.audio);
         yield {
-          audio: new Uint8Array(chunk.audio),
+          audio: toPcm16 === undefined ? audio : toPcm16(audio),
           sampleRate: chunk.sample_rate,
           final: chunk.final,
         };

@@ -17,6 +17,7 @@ export type {
 export { createIdbModelStore, modelIdFromFileName } from './idb-model-store.js';
 export type { ChunkWriter, IdbModelStoreOptions, OrphanSweeper } from './idb-model-store.js';
 export { readGgufHeader, readGgufSummary } from './gguf-header.js';
+export { readProjectorMedia, type ProjectorMedia } from './projector-media.js';
 export type {
   GgufHeader,
   GgufMetadataValue,

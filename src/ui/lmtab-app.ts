@@ -1,6 +1,14 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import type { EngineHostHandle } from '../bridge/index.js';
-import type { DownloadManager, DownloadState, ModelRecord, ModelStore } from '../store/index.js';
+import {
+  isComplete,
+  readProjectorMedia,
+  type DownloadManager,
+  type DownloadState,
+  type ModelRecord,
+  type ModelStore,
+  type ProjectorMedia,
+} from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import type { ConversationStore } from './conversation-store.js';
 import { engineGpu } from './device-fit.js';
@@ -52,6 +60,7 @@ export class LmtabApp extends LitElement {
     host: { type: Boolean, attribute: 'data-engine-host' },
     updateState: { attribute: false },
     models: { state: true },
+    media: { state: true },
     engine: { state: true },
     engineError: { state: true },
     modelsError: { state: true },
@@ -76,6 +85,8 @@ export class LmtabApp extends LitElement {
   /** Whether this tab runs the engine (the `data-engine-host` attribute `main.ts` sets). */
   declare host: boolean;
   declare models: ModelRecord[];
+  /** What each stored model's projector adds (images, hearing, speech), by model id. */
+  declare media: Record<string, ProjectorMedia>;
   declare engine: EngineStatusBody | undefined;
   declare engineError: string;
   /** Why the stored models could not be listed. */
@@ -105,6 +116,7 @@ export class LmtabApp extends LitElement {
     this.host = false;
     this.updateState = '';
     this.models = [];
+    this.media = {};
     this.engineError = '';
     this.modelsError = '';
     this.downloading = [];
@@ -404,9 +416,25 @@ export class LmtabApp extends LitElement {
     try {
       this.models = (await this.store?.list()) ?? [];
       this.modelsError = '';
+      void this.refreshMedia(this.models);
     } catch (error) {
       this.modelsError = `The stored models could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }
+  }
+
+  /** Reads the projector of each complete model not read yet (its header only). */
+  private async refreshMedia(models: ModelRecord[]) {
+    const media = { ...this.media };
+    for (const record of models) {
+      if (record.projector === undefined || media[record.id] || !isComplete(record)) continue;
+      try {
+        const { projector } = await this.store!.open(record.id);
+        if (projector !== undefined) media[record.id] = await readProjectorMedia(projector);
+      } catch {
+        // Unreadable now (a download finishing): the label waits for the next refresh.
+      }
+    }
+    this.media = media;
   }
 
   private async refreshEngine() {
@@ -528,6 +556,7 @@ export class LmtabApp extends LitElement {
           () =>
             html`<lmtab-chat-view
               .models=${this.models}
+              .media=${this.media}
               .conversations=${this.conversations}
               .api=${this.api}
               ?active=${this.tab === 'chat'}

@@ -121,6 +121,9 @@ export class LmtabChatMessage extends LitElement {
         margin: 0 0 0.4rem auto;
         max-width: 100%;
       }
+      :host([data-role='assistant']) .turn audio {
+        margin: 0.4rem 0 0;
+      }
       .images img {
         width: 7rem;
         height: 7rem;
@@ -236,6 +239,14 @@ export class LmtabChatMessage extends LitElement {
   }
 
   override render() {
+    const clips = this.audio.map(
+      (src, i) =>
+        html`<audio
+          controls
+          src=${src}
+          aria-label="Attached audio clip ${i + 1} of ${this.audio.length}"
+        ></audio>`,
+    );
     if (this.author === 'user') {
       const images = this.images.length
         ? html`<div class="images">
@@ -249,14 +260,6 @@ export class LmtabChatMessage extends LitElement {
             )}
           </div>`
         : nothing;
-      const clips = this.audio.map(
-        (src, i) =>
-          html`<audio
-            controls
-            src=${src}
-            aria-label="Attached audio clip ${i + 1} of ${this.audio.length}"
-          ></audio>`,
-      );
       // The text keeps its line breaks: the template around it adds none.
       return html`<div class="turn">
         ${images}${clips}${this.content ? html`<div class="text">${this.content}</div>` : nothing}
@@ -293,6 +296,7 @@ export class LmtabChatMessage extends LitElement {
               ? nothing
               : html`<lmtab-markdown .text=${text}></lmtab-markdown>`
       }
+      ${clips}
       ${
         calls.length === 0
           ? nothing

@@ -1,6 +1,6 @@
 import { LitElement, html, nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { ModelRecord } from '../store/index.js';
+import type { ModelRecord, ProjectorMedia } from '../store/index.js';
 import type { AnswerSoFar } from './apply-chat-chunk.js';
 import { chatViewStyles } from './chat-view-styles.js';
 import { buildChatRequest, settingsProblem, type ChatRequestBody } from './build-chat-request.js';
@@ -71,6 +71,7 @@ function titleFrom(text: string): string {
 export class LmtabChatView extends LitElement {
   static override properties = {
     models: { attribute: false },
+    media: { attribute: false },
     conversations: { attribute: false },
     api: { attribute: false },
     active: { type: Boolean },
@@ -89,6 +90,8 @@ export class LmtabChatView extends LitElement {
 
   /** The stored models (complete ones). */
   declare models: ModelRecord[];
+  /** What each model's projector adds, by model id (read by the app from the projectors' headers). */
+  declare media: Record<string, ProjectorMedia>;
   /** Where conversations are saved; without one they last until the page closes. */
   declare conversations: ConversationStore | undefined;
   /** The page's API: loads, unloads, answers and the engine's resident models. */
@@ -120,6 +123,7 @@ export class LmtabChatView extends LitElement {
     super();
     this.api = createApiClient();
     this.models = [];
+    this.media = {};
     this.active = false;
     this.list = [];
     this.currentId = '';
@@ -438,6 +442,10 @@ export class LmtabChatView extends LitElement {
           const turnId = answers.get(responseId);
           if (turnId !== undefined) appendText(turnId, delta);
         },
+        onAnswerAudio: (responseId, wav) => {
+          const turnId = answers.get(responseId);
+          if (turnId !== undefined) this.patchTurn(id, turnId, { audio: [wav] }, true);
+        },
         onAnswerDone: (responseId, status) => {
           const turnId = answers.get(responseId);
           this.streamingId = '';
@@ -624,6 +632,7 @@ export class LmtabChatView extends LitElement {
           </button>
           <lmtab-model-picker
             .models=${this.models}
+            .media=${this.media}
             value=${this.model}
             ?resident=${this.resident.includes(this.model)}
             .load=${this.load}

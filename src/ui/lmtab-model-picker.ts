@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { isEmbeddingOnly } from '../engine/index.js';
-import type { ModelRecord } from '../store/index.js';
+import type { ModelRecord, ProjectorMedia } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import { icons } from './icons.js';
 
@@ -24,6 +24,7 @@ export interface ModelLoad {
 export class LmtabModelPicker extends LitElement {
   static override properties = {
     models: { attribute: false },
+    media: { attribute: false },
     value: { type: String },
     resident: { type: Boolean },
     load: { attribute: false },
@@ -33,6 +34,8 @@ export class LmtabModelPicker extends LitElement {
 
   /** The stored models to choose from. */
   declare models: ModelRecord[];
+  /** What each model's projector adds, by model id; a projector not read yet is taken to see. */
+  declare media: Record<string, ProjectorMedia>;
   /** The chosen model's id. */
   declare value: string;
   /** Whether the chosen model is in the engine's memory. */
@@ -47,6 +50,7 @@ export class LmtabModelPicker extends LitElement {
   constructor() {
     super();
     this.models = [];
+    this.media = {};
     this.value = '';
     this.resident = false;
     this.disabled = false;
@@ -224,7 +228,9 @@ export class LmtabModelPicker extends LitElement {
               ?selected=${m.id === this.value}
               ?disabled=${embedding}
             >
-              ${m.id}${m.projector ? ' · vision' : ''}${embedding ? ' · embedding only' : ''}
+              ${m.id}${m.projector ? projectorLabel(this.media[m.id]) : ''}${
+                embedding ? ' · embedding only' : ''
+              }
             </option>`;
           })}
         </select>
@@ -240,4 +246,14 @@ declare global {
   interface HTMLElementTagNameMap {
     'lmtab-model-picker': LmtabModelPicker;
   }
+}
+
+/** What a model's projector adds, as the picker shows it: ` · vision`, ` · audio`, ` · speech`. */
+function projectorLabel(media: ProjectorMedia | undefined): string {
+  if (media === undefined) return ' · vision';
+  const kinds = [media.vision && 'vision', media.audio && 'audio', media.speech && 'speech'];
+  return kinds
+    .filter((kind) => kind !== false)
+    .map((kind) => ` · ${kind}`)
+    .join('');
 }

@@ -1,5 +1,12 @@
-import { encodeBase64, encodePcm16, realtimeRate, wavFile } from '../api/wire.js';
+import {
+  decodePcm16Base64,
+  encodeBase64,
+  encodePcm16,
+  realtimeRate,
+  wavFile,
+} from '../api/wire.js';
 import { LmtabRealtimeSocket } from '../realtime/index.js';
+import { createStreamPlayer } from './play-audio.js';
 import { streamMicrophone, type MicrophoneStream } from './record-audio.js';
 
 /** What a voice conversation tells the Chat tab as it goes. */
@@ -12,8 +19,10 @@ export interface VoiceSessionEvents {
   onTranscript(itemId: string, text: string): void;
   /** An answer began. */
   onAnswerStart(responseId: string): void;
-  /** A piece of an answer's text. */
+  /** A piece of an answer's text (for a model that speaks, the transcript of its speech). */
   onAnswerText(responseId: string, delta: string): void;
+  /** A spoken answer's whole audio, as a WAV `data:` URI (it has played as it came). */
+  onAnswerAudio(responseId: string, wav: string): void;
   /** An answer ended (`completed`, `incomplete`, `cancelled` or `failed`). */
   onAnswerDone(responseId: string, status: string): void;
   /** A failure, in words; the session may go on. */
@@ -45,7 +54,8 @@ type ServerEvent = { type: string } & Record<string, unknown>;
  * A spoken conversation with a model that hears, held over lmtab's Realtime session in the page
  * (no network): the microphone streams to `input_audio_buffer.append`, the engine detects turns by
  * loudness (server VAD), writes each turn down and answers it; the Chat tab shows each turn (its
- * audio and transcript) and each answer as it streams.
+ * audio and transcript) and each answer as it streams. A model that speaks answers aloud: its
+ * audio plays as it comes (a new turn cuts it off) and is kept with the answer.
  */
 export function startVoiceSession(
   options: VoiceSessionOptions,
@@ -62,6 +72,9 @@ export function startVoiceSession(
   let heardSamples = 0;
   let turnStartMs = 0;
   let turnEndMs = 0;
+  const player = createStreamPlayer(realtimeRate);
+  /** Each spoken answer's samples so far, by response. */
+  const spoken = new Map<string, Int16Array[]>();
   const send = (event: Record<string, unknown>) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
   };
@@ -76,12 +89,13 @@ export function startVoiceSession(
       if (end > start) samples.set(block.subarray(start, end), at + start - from);
       at += block.length;
     }
-    return `data:audio/wav;base64,${encodeBase64(wavFile(new Uint8Array(samples.buffer), realtimeRate))}`;
+    return wavDataUri(samples);
   };
   const stop = () => {
     if (stopped) return;
     stopped = true;
     microphone?.stop();
+    player.close();
     socket.close();
   };
 
@@ -136,6 +150,7 @@ export function startVoiceSession(
         break;
       case 'input_audio_buffer.speech_started':
         turnStartMs = Number(event.audio_start_ms);
+        player.stop();
         break;
       case 'input_audio_buffer.speech_stopped':
         turnEndMs = Number(event.audio_end_ms);
@@ -150,8 +165,29 @@ export function startVoiceSession(
         events.onAnswerStart(String((event.response as { id: string }).id));
         break;
       case 'response.output_text.delta':
+      case 'response.output_audio_transcript.delta':
         events.onAnswerText(String(event.response_id), String(event.delta));
         break;
+      case 'response.output_audio.delta': {
+        const samples = decodePcm16Base64(String(event.delta));
+        const id = String(event.response_id);
+        spoken.set(id, [...(spoken.get(id) ?? []), samples]);
+        player.play(samples);
+        break;
+      }
+      case 'response.output_audio.done': {
+        const id = String(event.response_id);
+        const blocks = spoken.get(id) ?? [];
+        spoken.delete(id);
+        const samples = new Int16Array(blocks.reduce((n, b) => n + b.length, 0));
+        let at = 0;
+        for (const block of blocks) {
+          samples.set(block, at);
+          at += block.length;
+        }
+        events.onAnswerAudio(id, wavDataUri(samples));
+        break;
+      }
       case 'response.done': {
         const response = event.response as { id: string; status: string };
         events.onAnswerDone(response.id, response.status);
@@ -167,4 +203,9 @@ export function startVoiceSession(
     events.onClosed();
   });
   return { stop };
+}
+
+/** 16-bit samples at the Realtime rate as a WAV `data:` URI. */
+function wavDataUri(samples: Int16Array): string {
+  return `data:audio/wav;base64,${encodeBase64(wavFile(new Uint8Array(samples.buffer), realtimeRate))}`;
 }

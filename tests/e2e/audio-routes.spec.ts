@@ -10,9 +10,23 @@ import { hearingModels, openEngineTab, startRelay, type EngineTab } from './supp
 // projector (llama.cpp's qwen2a, random weights, written by the project's writer), run by
 // wllama 3.13's build, called through the official `openai` SDK in the page (service worker) and
 // from Node (relay). Random weights write random text: the checks are on shapes, on the audio
-// reaching the encoder (its tokens in the prompt), and on refusals.
+// reaching the encoder (its tokens in the prompt), and on refusals. Speech comes from a tiny
+// Pocket TTS (llama.cpp's `pockettts`, random weights): noise, as long as llama.cpp's pipeline
+// budgets for the text (its end-of-speech head never fires), 80 ms (1920 samples) per frame.
 
 const model = 'tiny-lfm2-audio';
+const speaker = 'tiny-pocket-tts';
+
+/** What a spoken answer held: its pieces as they arrived, its format, its samples' loudness. */
+interface Spoken {
+  pieces: number;
+  type: string | null;
+  sampleRateHeader: string | null;
+  /** From the WAV header (absent for pcm). */
+  header?: { riff: string; channels: number; rate: number; bits: number; data: string };
+  samples: number;
+  rms: number;
+}
 
 interface Answers {
   json: { text: string; usage?: { type: string; input_tokens: number; output_tokens: number } };
@@ -27,10 +41,17 @@ interface Answers {
   capabilities: string[];
   modalities: { vision: boolean; audio: boolean };
   refusals: Record<string, { status: number; param: string | null | undefined; message: string }>;
+  speech: { wav: Spoken; pcm: Spoken; longer: Spoken; media?: Record<string, boolean> };
 }
 
 /** The calls, as an OpenAI SDK user makes them (the same code in the page and in Node). */
-async function useAudio(Client: typeof OpenAI, base: string, model: string, wav: number[]) {
+async function useAudio(
+  Client: typeof OpenAI,
+  base: string,
+  model: string,
+  speaker: string,
+  wav: number[],
+) {
   const client = new Client({
     baseURL: `${base}/v1`,
     apiKey: 'any',
@@ -144,7 +165,83 @@ async function useAudio(Client: typeof OpenAI, base: string, model: string, wav:
       ],
     }),
   );
+  // Speech: the SDK's answer is the fetch Response, read piece by piece as a player would.
+  const listen = async (response: Response, format: 'wav' | 'pcm'): Promise<Spoken> => {
+    const reader = response.body!.getReader();
+    const pieces: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      pieces.push(value);
+    }
+    const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const piece of pieces) {
+      bytes.set(piece, at);
+      at += piece.length;
+    }
+    const view = new DataView(bytes.buffer);
+    const tag = (offset: number) => String.fromCharCode(...bytes.subarray(offset, offset + 4));
+    const start = format === 'wav' ? 44 : 0;
+    const samples = Math.floor((bytes.length - start) / 2);
+    let sum = 0;
+    for (let i = 0; i < samples; i++) sum += view.getInt16(start + i * 2, true) ** 2;
+    return {
+      pieces: pieces.length,
+      type: response.headers.get('content-type'),
+      sampleRateHeader: response.headers.get('x-sample-rate'),
+      ...(format === 'wav' && {
+        header: {
+          riff: tag(0) + tag(8),
+          channels: view.getUint16(22, true),
+          rate: view.getUint32(24, true),
+          bits: view.getUint16(34, true),
+          data: tag(36),
+        },
+      }),
+      samples,
+      rms: Math.sqrt(sum / Math.max(1, samples)),
+    };
+  };
+  const words = 'Hello there, how are you';
+  const speech = {
+    wav: await listen(
+      await client.audio.speech.create({ model: speaker, voice: 'alloy', input: words }),
+      'wav',
+    ),
+    pcm: await listen(
+      await client.audio.speech.create({
+        model: speaker,
+        voice: 'alloy',
+        input: words,
+        response_format: 'pcm',
+      }),
+      'pcm',
+    ),
+    longer: await listen(
+      await client.audio.speech.create({
+        model: speaker,
+        voice: { id: 'alloy' },
+        input: `${words}? I am well, thank you, and the weather is lovely today.`,
+        response_format: 'wav',
+      }),
+      'wav',
+    ),
+    media: (
+      (await (await fetch(`${base}/api/lmtab/engine`)).json()).loaded as {
+        model: string;
+        info: { media?: Record<string, boolean> };
+      }[]
+    ).find((m) => m.model === speaker)?.info.media,
+  };
+  await refused('unknownVoice', () =>
+    client.audio.speech.create({ model: speaker, voice: 'narrator', input: words }),
+  );
+  await refused('speechSpeed', () =>
+    client.audio.speech.create({ model: speaker, voice: 'alloy', input: words, speed: 2 }),
+  );
   return {
+    speech,
     json,
     text,
     verbose,
@@ -201,17 +298,51 @@ function checkAnswers(answers: Answers): void {
   expect(refusals.speech!.message).toContain('cannot speak');
   expect(refusals.speechMp3).toMatchObject({ status: 400, param: 'response_format' });
   expect(refusals.chatAudioToDeafModel).toMatchObject({ status: 400, param: 'model' });
+  expect(refusals.unknownVoice).toMatchObject({ status: 400, param: 'voice' });
+  // The tiny model has no predefined voices (OpenAI's names take the model's default).
+  expect(refusals.unknownVoice!.message).toContain('"narrator"');
+  expect(refusals.speechSpeed).toMatchObject({ status: 400, param: 'speed' });
+  checkSpeech(answers.speech);
+}
+
+function checkSpeech(speech: Answers['speech']): void {
+  const { wav, pcm, longer } = speech;
+  // A streamed WAV: 16-bit mono at the model's 24 kHz, in pieces as the decoder makes them.
+  expect(wav.type).toBe('audio/wav');
+  expect(wav.sampleRateHeader).toBe('24000');
+  expect(wav.header).toEqual({
+    riff: 'RIFFWAVE',
+    channels: 1,
+    rate: 24_000,
+    bits: 16,
+    data: 'data',
+  });
+  expect(wav.pieces).toBeGreaterThan(1);
+  // Whole 80 ms frames, at least the pipeline's two-second floor, and not silence.
+  expect(wav.samples % 1920).toBe(0);
+  expect(wav.samples).toBeGreaterThanOrEqual(25 * 1920);
+  expect(wav.rms).toBeGreaterThan(100);
+  // Raw pcm: the same frames as 16-bit samples (llama.cpp's own are 32-bit floats).
+  expect(pcm.type).toBe('audio/pcm');
+  expect(pcm.sampleRateHeader).toBe('24000');
+  expect(pcm.samples).toBe(wav.samples);
+  expect(pcm.rms).toBeGreaterThan(100);
+  expect(pcm.rms).toBeLessThan(32_768);
+  // More text, more speech: the words reached the model.
+  expect(longer.samples % 1920).toBe(0);
+  expect(longer.samples).toBeGreaterThan(wav.samples);
+  expect(speech.media).toMatchObject({ audioOutput: true });
 }
 
 async function audioInPage(page: Page, wav: number[]): Promise<Answers> {
   await installOpenAi(page);
   return page.evaluate(
-    ([model, wav, source]) => {
+    ([model, speaker, wav, source]) => {
       const run = new Function(`return (${source})`)() as typeof useAudio;
       const Client = (window as unknown as { OpenAI: typeof OpenAI }).OpenAI;
-      return run(Client, location.origin, model, wav);
+      return run(Client, location.origin, model, speaker, wav);
     },
-    [model, wav, useAudio.toString()] as const,
+    [model, speaker, wav, useAudio.toString()] as const,
   ) as Promise<Answers>;
 }
 
@@ -231,12 +362,12 @@ test.describe("OpenAI's audio routes", () => {
     await relay?.close();
   });
 
-  test('transcriptions, input_audio and refusals in the page, through the service worker', async () => {
+  test('transcriptions, speech, input_audio and refusals in the page, through the service worker', async () => {
     checkAnswers(await audioInPage(tab.page, wav));
   });
 
   test('the same from Node, through the relay, each call in the request log', async () => {
-    checkAnswers(await useAudio(OpenAI, relay.url, model, wav));
+    checkAnswers(await useAudio(OpenAI, relay.url, model, speaker, wav));
     // The log names the model of a multipart upload (its field comes after the file) and counts
     // a transcript's tokens: the greedy one stops at the cap, 448.
     await openTab(tab.page, 'Developer');

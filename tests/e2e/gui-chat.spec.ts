@@ -1,4 +1,10 @@
-import { expect, test, type Page } from '@playwright/test';
+import {
+  expect,
+  test,
+  type Page,
+  type PlaywrightWorkerArgs,
+  type TestInfo,
+} from '@playwright/test';
 import { fixture, importModel, openApp, openTab, pngDataUri } from './support/app.js';
 import { watchConsole } from './support/console.js';
 
@@ -9,6 +15,50 @@ const slow = { timeout: 150_000 };
 const longStorySeed = 1;
 
 /** Sets a numeric chat setting the way a person does: type, then leave the field. */
+/**
+ * Runs `use` on a page of its own Chromium whose fake microphone plays a turn (0.8 s of tone,
+ * then silence) in a loop.
+ */
+async function withFakeMicrophone(
+  playwright: PlaywrightWorkerArgs['playwright'],
+  baseURL: string | undefined,
+  testInfo: TestInfo,
+  use: (page: Page) => Promise<void>,
+): Promise<void> {
+  const { launchOptions = {} } = testInfo.project.use;
+  const browser = await playwright.chromium.launch({
+    ...launchOptions,
+    args: [
+      ...(launchOptions.args ?? []),
+      `--use-file-for-fake-audio-capture=${fixture('turn-6s.wav')}`,
+    ],
+  });
+  try {
+    await use(await (await browser.newContext({ baseURL })).newPage());
+  } finally {
+    await browser.close();
+  }
+}
+
+/**
+ * Imports `name` with its projector, chooses it in the Chat tab (the picker saying what the
+ * projector adds: `media`, read from its header), caps answers at 4 tokens and presses Talk;
+ * resolves to the button that ends the conversation.
+ */
+async function startTalk(page: Page, name: string, media: string) {
+  await openApp(page);
+  const model = await importModel(page, `${name}.gguf`, `mmproj-${name}.gguf`);
+  await openTab(page, 'Chat');
+  const picker = page.getByLabel('Model', { exact: true });
+  await expect(picker).toHaveValue(model);
+  await expect(picker.locator('option:checked')).toHaveText(`${model} · ${media}`);
+  await setNumber(page, 'Max tokens', '4');
+  await page.getByRole('button', { name: 'Talk', exact: true }).click();
+  const end = page.getByRole('button', { name: 'End the voice conversation' });
+  await expect(end).toBeVisible();
+  return end;
+}
+
 async function setNumber(page: Page, label: string, value: string) {
   const field = page.getByRole('spinbutton', { name: label, exact: true });
   await field.fill(value);
@@ -311,26 +361,9 @@ test.describe('Chat tab', () => {
     playwright,
     baseURL,
   }, testInfo) => {
-    // A browser whose fake microphone plays a turn (0.8 s of tone, then silence) in a loop.
-    const { launchOptions = {} } = testInfo.project.use;
-    const browser = await playwright.chromium.launch({
-      ...launchOptions,
-      args: [
-        ...(launchOptions.args ?? []),
-        `--use-file-for-fake-audio-capture=${fixture('turn-6s.wav')}`,
-      ],
-    });
-    try {
-      const page = await (await browser.newContext({ baseURL })).newPage();
+    await withFakeMicrophone(playwright, baseURL, testInfo, async (page) => {
       const problems = watchConsole(page);
-      await openApp(page);
-      const model = await importModel(page, 'tiny-lfm2-audio.gguf', 'mmproj-tiny-lfm2-audio.gguf');
-      await openTab(page, 'Chat');
-      await expect(page.getByLabel('Model', { exact: true })).toHaveValue(model);
-      await setNumber(page, 'Max tokens', '4');
-      await page.getByRole('button', { name: 'Talk', exact: true }).click();
-      const end = page.getByRole('button', { name: 'End the voice conversation' });
-      await expect(end).toBeVisible();
+      const end = await startTalk(page, 'tiny-lfm2-audio', 'audio');
       // The engine found the turn by its loudness: it appears with its clip, and is answered.
       const turn = page.locator('lmtab-chat-message[data-role="user"]').first();
       await expect(turn.getByLabel('Attached audio clip 1 of 1')).toBeVisible({ timeout: 60_000 });
@@ -350,14 +383,47 @@ test.describe('Chat tab', () => {
       await end.click();
       await expect(page.getByRole('button', { name: 'Talk', exact: true })).toBeVisible();
       await expect(answer.getByRole('alert')).toHaveCount(0);
+      // A model that only writes: its answers carry no audio.
+      await expect(answer.getByLabel(/Attached audio clip/)).toHaveCount(0);
       // No notice: every turn the engine detected was taken (none refused as overlapping).
       await expect(page.locator('p.notice')).toHaveCount(0);
       // Typing goes on in the same conversation.
       await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
       expect(problems).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
+  });
+
+  test('Talk with a model that speaks: its answer is written, played and kept as a clip', async ({
+    playwright,
+    baseURL,
+  }, testInfo) => {
+    await withFakeMicrophone(playwright, baseURL, testInfo, async (page) => {
+      const problems = watchConsole(page);
+      // Pocket TTS's projector holds a voice encoder (it hears) and the generator (it speaks).
+      const end = await startTalk(page, 'tiny-pocket-tts', 'audio · speech');
+      // An answer's text streams in (the transcript of what it says), then its audio comes. (Random
+      // weights may say nothing at all; such an answer has no sound.)
+      const answer = page
+        .locator('lmtab-chat-message[data-role="assistant"]')
+        .filter({ has: page.getByLabel('Attached audio clip 1 of 1') })
+        .first();
+      await expect(answer).toBeVisible({ timeout: 120_000 });
+      await expect(answer.locator('lmtab-markdown')).toBeVisible();
+      const clip = answer.getByLabel('Attached audio clip 1 of 1');
+      // The clip is the answer spoken: a WAV of whole 80 ms frames at 24 kHz (the tiny Pocket TTS's).
+      const wav = await clip.evaluate(async (audio: HTMLAudioElement) => {
+        const bytes = new Uint8Array(await (await fetch(audio.src)).arrayBuffer());
+        const view = new DataView(bytes.buffer);
+        return { rate: view.getUint32(24, true), samples: (bytes.length - 44) / 2 };
+      });
+      expect(wav.rate).toBe(24_000);
+      expect(wav.samples % 1920).toBe(0);
+      expect(wav.samples).toBeGreaterThanOrEqual(25 * 1920);
+      await end.click();
+      await expect(page.getByRole('button', { name: 'Talk', exact: true })).toBeVisible();
+      await expect(answer.getByRole('alert')).toHaveCount(0);
+      expect(problems).toEqual([]);
+    });
   });
 
   test('problems show inline: images for a text model, and a failed request', async ({ page }) => {

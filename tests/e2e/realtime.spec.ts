@@ -13,9 +13,11 @@ import { hearingModels, openEngineTab, startRelay, type EngineTab } from './supp
 // SDK: `OpenAIRealtimeWebSocket` in the page (lmtab's page-side socket, through the service
 // worker's engine port) and `OpenAIRealtimeWS` from Node (the relay's WebSocket). Random weights
 // say random things: the checks are on the events, on the audio reaching the encoder (its 750
-// tokens in the prompt), on turn detection, and on refusals.
+// tokens in the prompt), on turn detection, and on refusals. A tiny Pocket TTS (llama.cpp's
+// `pockettts`, random weights) answers a session that speaks: its text, then that text spoken.
 
 const model = 'tiny-lfm2-audio';
+const speaker = 'tiny-pocket-tts';
 
 /** What a Realtime client needs of the SDK's two socket classes. */
 interface RealtimeClient {
@@ -37,6 +39,16 @@ interface Outcome {
   textOnlyTokens: number;
   vad: { types: string[]; startMs: unknown; endMs: unknown; status: unknown };
   speakRefused: { code: unknown; message: string };
+  spoken: {
+    modalities: unknown;
+    types: string[];
+    transcript: string;
+    deltas: string;
+    audioBytes: number;
+    audioDeltas: number;
+    status: unknown;
+    contentType: unknown;
+  };
   deaf: { message: string; status: unknown };
   unknownModel: { message: string };
   socketClass: string;
@@ -49,6 +61,7 @@ interface Outcome {
 async function useRealtime(
   open: (model: string) => RealtimeClient,
   model: string,
+  speaker: string,
 ): Promise<Outcome> {
   /** A session with every event kept, and a way to wait for the next of a type. */
   const session = (name: string) => {
@@ -204,6 +217,31 @@ async function useRealtime(
   const refusal = (await main.next('error')).error as { code: string; message: string };
   main.client.close();
 
+  // A model that speaks: sessions answer in audio by default, the text first, then its sound.
+  const spoken = session(speaker);
+  const spokenCreated = await spoken.next('session.created');
+  spoken.client.send({
+    type: 'session.update',
+    session: { type: 'realtime', max_output_tokens: 6, audio: { input: { turn_detection: null } } },
+  });
+  await spoken.next('session.updated');
+  spoken.client.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Say hello.' }] },
+  });
+  spoken.client.send({ type: 'response.create' });
+  const spokenDone = await spoken.next('response.done');
+  const spokenResponse = spokenDone.response as {
+    status: string;
+    output: { content: { type: string; transcript: string }[] }[];
+  };
+  let audioBytes = 0;
+  for (const event of spoken.events) {
+    if (event.type === 'response.output_audio.delta')
+      audioBytes += atob(event.delta as string).length;
+  }
+  spoken.client.close();
+
   // A model that cannot hear: the answer fails, saying why.
   const deaf = session('tiny-lfm2');
   await deaf.next('session.created');
@@ -230,6 +268,19 @@ async function useRealtime(
     textOnlyTokens: (textOnly.response as { usage: { input_tokens: number } }).usage.input_tokens,
     vad,
     speakRefused: { code: refusal.code, message: refusal.message },
+    spoken: {
+      modalities: (spokenCreated.session as { output_modalities: unknown }).output_modalities,
+      types: spoken.events.map((e) => e.type),
+      transcript: spokenResponse.output[0]?.content[0]?.transcript ?? '',
+      deltas: spoken.events
+        .filter((e) => e.type === 'response.output_audio_transcript.delta')
+        .map((e) => e.delta as string)
+        .join(''),
+      audioBytes,
+      audioDeltas: spoken.events.filter((e) => e.type === 'response.output_audio.delta').length,
+      status: spokenResponse.status,
+      contentType: spokenResponse.output[0]?.content[0]?.type,
+    },
     deaf: { message: deafError.message, status: (deafDone.response as { status: string }).status },
     unknownModel: { message: unknownError.message },
     socketClass: '',
@@ -278,9 +329,48 @@ function checkOutcome(outcome: Outcome): void {
   expect(outcome.vad.endMs).toBeLessThanOrEqual(1440);
   expect(outcome.vad.types).toContain('response.done');
   expect(outcome.speakRefused.message).toContain('cannot speak');
+  const { spoken } = outcome;
+  // Audio by default for a model that speaks, as OpenAI's sessions are.
+  expect(spoken.modalities).toEqual(['audio']);
+  expect(spoken.types).toEqual(
+    expect.arrayContaining([
+      'response.content_part.added',
+      'response.output_audio_transcript.delta',
+      'response.output_audio_transcript.done',
+      'response.output_audio.delta',
+      'response.output_audio.done',
+      'response.done',
+    ]),
+  );
+  // The transcript streams before the sound, and the sound is the transcript spoken.
+  expect(spoken.types.indexOf('response.output_audio_transcript.delta')).toBeLessThan(
+    spoken.types.indexOf('response.output_audio.delta'),
+  );
+  expect(spoken.transcript).toBe(spoken.deltas);
+  expect(spoken.transcript.trim()).not.toBe('');
+  expect(spoken.contentType).toBe('output_audio');
+  expect(['completed', 'incomplete']).toContain(spoken.status);
+  // 16-bit samples at 24 kHz, in whole 80 ms frames of the tiny Pocket TTS, streamed in pieces.
+  expect(spoken.audioBytes % (1920 * 2)).toBe(0);
+  expect(spoken.audioBytes).toBeGreaterThanOrEqual(25 * 1920 * 2);
+  expect(spoken.audioDeltas).toBeGreaterThan(1);
   expect(outcome.deaf.message).toContain('cannot hear audio');
   expect(outcome.deaf.status).toBe('failed');
   expect(outcome.unknownModel.message).toContain('no-such-model');
+}
+
+/**
+ * The bytes of `/v1/audio/speech`'s pcm for `text` from the speaking model: as many as a Realtime
+ * answer's audio for that transcript (the tiny model's length follows the text alone).
+ */
+async function speechBytes(base: string, text: string): Promise<number> {
+  const response = await fetch(`${base}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: speaker, input: text, voice: 'alloy', response_format: 'pcm' }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.arrayBuffer()).byteLength;
 }
 
 async function realtimeInPage(page: Page): Promise<Outcome> {
@@ -294,7 +384,7 @@ async function realtimeInPage(page: Page): Promise<Outcome> {
   // The script tag form, as a page adds it: WebSockets to this origin's /v1/realtime open lmtab's.
   await page.evaluate(() => import(`${location.origin}/lmtab-realtime.js`));
   return page.evaluate(
-    async ([model, source]) => {
+    async ([model, speaker, source]) => {
       const run = new Function(`return (${source})`)() as typeof useRealtime;
       const w = window as unknown as {
         OpenAI: typeof OpenAI;
@@ -310,16 +400,20 @@ async function realtimeInPage(page: Page): Promise<Outcome> {
         dangerouslyAllowBrowser: true,
       });
       const classes: string[] = [];
-      const outcome = await run((name) => {
-        const rt = new w.OpenAIRealtimeWebSocket({ model: name }, client);
-        classes.push(
-          rt.socket instanceof w.LmtabRealtimeSocket ? 'lmtab' : rt.socket.constructor.name,
-        );
-        return rt;
-      }, model);
+      const outcome = await run(
+        (name) => {
+          const rt = new w.OpenAIRealtimeWebSocket({ model: name }, client);
+          classes.push(
+            rt.socket instanceof w.LmtabRealtimeSocket ? 'lmtab' : rt.socket.constructor.name,
+          );
+          return rt;
+        },
+        model,
+        speaker,
+      );
       return { ...outcome, socketClass: [...new Set(classes)].join(',') };
     },
-    [model, useRealtime.toString()] as const,
+    [model, speaker, useRealtime.toString()] as const,
   );
 }
 
@@ -345,22 +439,22 @@ test.describe("OpenAI's Realtime API", () => {
     // Every socket the SDK opened was the page's own, not a WebSocket to the relay.
     expect(outcome.socketClass).toBe('lmtab');
     checkOutcome(outcome);
+    expect(outcome.spoken.audioBytes).toBe(await speechBytes(relay.url, outcome.spoken.transcript));
   });
 
   test('the same from Node, on the relay’s WebSocket, logged', async () => {
     const client = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any' });
     // The SDK always opens wss://; over the relay's plain http it is given a plain TCP connection.
     const plain = { createConnection: connect };
-    checkOutcome(
-      await useRealtime(
-        (name) =>
-          new OpenAIRealtimeWS(
-            { model: name, options: plain },
-            client,
-          ) as unknown as RealtimeClient,
-        model,
-      ),
+    const outcome = await useRealtime(
+      (name) =>
+        new OpenAIRealtimeWS({ model: name, options: plain }, client) as unknown as RealtimeClient,
+      model,
+      speaker,
     );
+    checkOutcome(outcome);
+    // The answer's sound is its transcript spoken, as 16-bit samples (llama.cpp's are floats).
+    expect(outcome.spoken.audioBytes).toBe(await speechBytes(relay.url, outcome.spoken.transcript));
     await openTab(tab.page, 'Developer');
     const rows = tab.page
       .locator('lmtab-server-panel')

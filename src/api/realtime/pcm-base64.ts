@@ -17,3 +17,17 @@ export function encodeBase64(bytes: Uint8Array): string {
   }
   return btoa(binary);
 }
+
+/**
+ * Samples of base64 16-bit little-endian PCM, as a Realtime client reads `response.output_audio.delta`
+ * (trusted: the engine's own; `decodePcm16` checks a client's).
+ */
+export function decodePcm16Base64(base64: string): Int16Array {
+  const binary = atob(base64);
+  const samples = new Int16Array(binary.length >> 1);
+  for (let i = 0; i < samples.length; i++) {
+    const value = binary.charCodeAt(2 * i) | (binary.charCodeAt(2 * i + 1) << 8);
+    samples[i] = (value << 16) >> 16;
+  }
+  return samples;
+}

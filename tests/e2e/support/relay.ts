@@ -72,11 +72,12 @@ export async function openEngineTab(
 
 /**
  * The models of the audio specs' engine tab: the tiny text model with an audio projector (it
- * hears), and the same text model without one (it does not).
+ * hears), the same text model without one (it does not), and the tiny Pocket TTS (it speaks).
  */
 export const hearingModels = [
   { file: 'tiny-lfm2-audio.gguf', projector: 'mmproj-tiny-lfm2-audio.gguf' },
   { file: 'tiny-lfm2.gguf' },
+  { file: 'tiny-pocket-tts.gguf', projector: 'mmproj-tiny-pocket-tts.gguf' },
 ];
 
 /** Runs `lmtab` (the built CLI) with `args`; resolves once it prints its serving line. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenReaderFor } from '../api/wire.js';
-import { createTokenCounter } from './count-tokens.js';
+import { createAudioSecondsCounter, createTokenCounter } from './count-tokens.js';
 
 const feed = (contentType: string, pieces: string[]) => {
   const counter = createTokenCounter(contentType);
@@ -85,5 +85,25 @@ describe('createTokenCounter', () => {
     expect(
       count('/v1/chat/completions', { usage: { prompt_tokens: 9, completion_tokens: 2 } }),
     ).toBe(2);
+  });
+});
+
+describe('createAudioSecondsCounter', () => {
+  const count = (type: string, rate: string | null, sizes: number[]) => {
+    const headers = new Headers({ 'content-type': type });
+    if (rate !== null) headers.set('x-sample-rate', rate);
+    const counter = createAudioSecondsCounter(headers);
+    for (const size of sizes) counter?.push(new Uint8Array(size));
+    return counter?.result();
+  };
+
+  it('counts a spoken answer’s seconds: 16-bit mono at its X-Sample-Rate, a WAV’s header aside', () => {
+    expect(count('audio/wav', '24000', [44 + 24_000, 24_000])).toBe(1);
+    expect(count('audio/pcm', '16000', [16_000, 16_000])).toBe(1);
+  });
+
+  it('counts nothing for other answers, or audio without a rate', () => {
+    expect(count('application/json', '24000', [100])).toBeUndefined();
+    expect(count('audio/wav', null, [100])).toBeUndefined();
   });
 });

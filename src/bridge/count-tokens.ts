@@ -64,3 +64,25 @@ export function createTokenCounter(
     },
   };
 }
+
+/** A running count of the seconds of audio in a spoken answer, fed its body piece by piece. */
+export interface AudioSecondsCounter {
+  push(chunk: Uint8Array): void;
+  result(): number;
+}
+
+/**
+ * Counts the seconds of a spoken answer (`/v1/audio/speech`): a WAV (its 44-byte header aside) or
+ * raw pcm, 16-bit mono at the rate its `X-Sample-Rate` names; undefined for any other answer.
+ */
+export function createAudioSecondsCounter(headers: Headers): AudioSecondsCounter | undefined {
+  const type = headers.get('content-type') ?? '';
+  const rate = Number(headers.get('x-sample-rate'));
+  if (!/^audio\/(wav|pcm)\b/.test(type) || !(rate > 0)) return undefined;
+  const header = type.startsWith('audio/wav') ? 44 : 0;
+  let bytes = 0;
+  return {
+    push: (chunk) => void (bytes += chunk.byteLength),
+    result: () => Math.max(0, bytes - header) / 2 / rate,
+  };
+}

@@ -1,6 +1,11 @@
 import { createInboundBody, type InboundBody } from './body-stream.js';
 import { tokenReaderFor } from '../api/wire.js';
-import { createTokenCounter, type TokenCounter } from './count-tokens.js';
+import {
+  createAudioSecondsCounter,
+  createTokenCounter,
+  type AudioSecondsCounter,
+  type TokenCounter,
+} from './count-tokens.js';
 import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
 import { ModelNameSniffer } from './read-model-name.js';
 import { serveFrame } from './serve-frames.js';
@@ -38,6 +43,8 @@ export interface RelayRequestLog {
   status?: number;
   /** Tokens generated, as the answer reported them (or its text events). */
   tokens?: number;
+  /** Seconds of audio spoken, for an answer that is audio (`/v1/audio/speech`). */
+  audioSeconds?: number;
   durationMs?: number;
   /** Error code when it failed (`aborted` when the client went away). */
   error?: string;
@@ -110,6 +117,7 @@ interface Served {
   stop?: () => void;
   log: RelayRequestLog;
   tokens?: TokenCounter;
+  audio?: AudioSecondsCounter;
 }
 
 /**
@@ -167,6 +175,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   const reply = (to: WebSocket, request: Served, frame: ResponseFrame) => {
     if (frame.type === 'data') {
       request.tokens?.push(frame.chunk);
+      request.audio?.push(frame.chunk);
       // The relay takes messages up to 16 MiB: bigger pieces go in parts.
       for (let at = 0; at < frame.chunk.byteLength; at += maxPieceBytes) {
         const part = frame.chunk.subarray(at, at + maxPieceBytes);
@@ -176,10 +185,12 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     }
     if (frame.type === 'head') {
       request.log.status = frame.status;
+      const headers = new Headers(frame.headers);
       request.tokens = createTokenCounter(
-        new Headers(frame.headers).get('content-type') ?? '',
+        headers.get('content-type') ?? '',
         tokenReaderFor(request.frame.url),
       );
+      request.audio = createAudioSecondsCounter(headers);
     }
     if (to.readyState === WebSocket.OPEN) to.send(JSON.stringify(frame satisfies TabToRelayFrame));
     if (frame.type === 'end' || frame.type === 'error') {
@@ -188,6 +199,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       const { log } = request;
       log.durationMs = Date.now() - log.time;
       log.tokens = request.tokens?.result();
+      if (request.audio !== undefined) log.audioSeconds = request.audio.result();
       if (frame.type === 'error') log.error = frame.code;
       emit({ type: 'request', entry: log });
       void announceSlots(to);

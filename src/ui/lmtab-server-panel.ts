@@ -214,7 +214,7 @@ export class LmtabServerPanel extends LitElement {
             <th>Path</th>
             <th>Model</th>
             <th>Status</th>
-            <th>Tokens</th>
+            <th>Tokens or audio</th>
             <th>Duration</th>
           </tr>
         </thead>
@@ -227,7 +227,12 @@ export class LmtabServerPanel extends LitElement {
                 <td>${entry.path}</td>
                 <td>${entry.model ?? ''}</td>
                 <td>${[entry.status, entry.error].filter((v) => v !== undefined).join(' ')}</td>
-                <td>${entry.tokens ?? ''}</td>
+                <td>
+                  ${
+                    entry.tokens ??
+                    (entry.audioSeconds === undefined ? '' : `${entry.audioSeconds.toFixed(1)} s`)
+                  }
+                </td>
                 <td>${entry.durationMs === undefined ? '' : `${entry.durationMs} ms`}</td>
               </tr>
             `,

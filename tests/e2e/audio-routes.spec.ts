@@ -378,5 +378,12 @@ test.describe("OpenAI's audio routes", () => {
       .filter({ hasText: model })
       .filter({ hasText: '448' });
     await expect(rows.first()).toContainText('200');
+    // A spoken answer's row counts the seconds of audio it carried.
+    const spoken = tab.page
+      .locator('lmtab-server-panel')
+      .getByTestId('request-log-row')
+      .filter({ hasText: '/v1/audio/speech' })
+      .filter({ hasText: speaker });
+    await expect(spoken.filter({ hasText: /\b\d+\.\d s\b/ }).first()).toContainText('200');
   });
 });

@@ -41,7 +41,13 @@ interface Answers {
   capabilities: string[];
   modalities: { vision: boolean; audio: boolean };
   refusals: Record<string, { status: number; param: string | null | undefined; message: string }>;
-  speech: { wav: Spoken; pcm: Spoken; longer: Spoken; media?: Record<string, boolean> };
+  speech: {
+    wav: Spoken;
+    pcm: Spoken;
+    ownVoice: Spoken;
+    longer: Spoken;
+    media?: Record<string, boolean>;
+  };
 }
 
 /** The calls, as an OpenAI SDK user makes them (the same code in the page and in Node). */
@@ -218,6 +224,16 @@ async function useAudio(
       }),
       'pcm',
     ),
+    // The model's own voice, by its name.
+    ownVoice: await listen(
+      await client.audio.speech.create({
+        model: speaker,
+        voice: 'alba',
+        input: words,
+        response_format: 'pcm',
+      }),
+      'pcm',
+    ),
     longer: await listen(
       await client.audio.speech.create({
         model: speaker,
@@ -299,8 +315,9 @@ function checkAnswers(answers: Answers): void {
   expect(refusals.speechMp3).toMatchObject({ status: 400, param: 'response_format' });
   expect(refusals.chatAudioToDeafModel).toMatchObject({ status: 400, param: 'model' });
   expect(refusals.unknownVoice).toMatchObject({ status: 400, param: 'voice' });
-  // The tiny model has no predefined voices (OpenAI's names take the model's default).
+  // The refusal names the model's voices: the tiny model's one predefined voice.
   expect(refusals.unknownVoice!.message).toContain('"narrator"');
+  expect(refusals.unknownVoice!.message).toContain('("alba")');
   expect(refusals.speechSpeed).toMatchObject({ status: 400, param: 'speed' });
   checkSpeech(answers.speech);
 }
@@ -328,6 +345,8 @@ function checkSpeech(speech: Answers['speech']): void {
   expect(pcm.samples).toBe(wav.samples);
   expect(pcm.rms).toBeGreaterThan(100);
   expect(pcm.rms).toBeLessThan(32_768);
+  // The model's voice by name speaks the same text for as long (OpenAI's names took it too).
+  expect(speech.ownVoice.samples).toBe(wav.samples);
   // More text, more speech: the words reached the model.
   expect(longer.samples % 1920).toBe(0);
   expect(longer.samples).toBeGreaterThan(wav.samples);

@@ -55,6 +55,9 @@ export const speechSampleRate = 24_000;
  */
 export const speechFrameSamples = 16 * 6 * 5 * 4;
 
+/** The tiny model's one predefined voice. */
+export const speechVoice = 'alba';
+
 /** The token that starts the audio after the text (llama.cpp's Pocket TTS pipeline needs it). */
 const audioBos = '<|audio_bos|>';
 
@@ -226,6 +229,9 @@ export function speechProjector(name = 'mmproj-tiny-pocket-tts'): GgufModel {
     bias(`${seanet}.conv_out.bias`, 1),
   );
   tensors.push(...voiceEncoder());
+  // A predefined voice (llama.cpp reads `voice.NAME` tensors): rows in the backbone's embedding
+  // that condition it before the text.
+  tensors.push(f32Tensor(`voice.${speechVoice}`, [e, 4], randomWeights));
   return { metadata, tensors };
 }
 

@@ -15,6 +15,10 @@
 //    every read of a 2.73 GB file's later tensors came back empty. They now use ftello and fseeko
 //    (off_t is 64 bits), and the read's JavaScript takes offset, length and destination address as
 //    unsigned (emscripten hands a size_t or pointer over as a signed 32-bit number).
+// 5. Reads without garbage (fileReadJs, below). wllama's host answers each read with a new
+//    ArrayBuffer (a tensor each, up to 142 MB), copied into the heap and then garbage: loading a
+//    2.6 GB file left about 1.3 GB of it for V8 to collect, the renderer's peak 1.5 times the file.
+//    The read now takes the file's Blob slice and reads it into one reused buffer.
 // 3. wllama 3.13's wire format. lmtab's build compiles 3.8.1's glue (npm alias wllama-cpu-glue),
 //    which is written against the llama.cpp it builds; 3.13's glue needs llama.cpp b12211, whose
 //    sources no reachable registry carries. 3.13's JavaScript (the package lmtab loads) sends and
@@ -69,6 +73,42 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+/**
+ * The glue's read of a model file's bytes (glue 2 and 5): it asks wllama's worker host for them as
+ * wllama's own read does (`fs.read_req`, the pending promise its `fs.read_res` resolves), with
+ * offset, length and destination as unsigned. An answer that is an ArrayBuffer is copied into the
+ * heap as wllama copies it. One that is the file's Blob slice (what lmtab's engine sends this build,
+ * `src/engine/cpu-build.ts`) is read with a BYOB reader into one scratch buffer that every read
+ * reuses, then copied: no new buffer per read, so loading leaves no garbage the size of the model.
+ * Written without regular expressions or comments: it is a C macro's argument.
+ */
+const fileReadJs = [
+  'const path = UTF8ToString(Number(path_ptr) >>> 0);',
+  "const name = path.startsWith('/models/') ? path.slice(8) : path.startsWith('models/') ? path.slice(7) : path;",
+  'const at = Number(offset) >>> 0;',
+  'const size = Number(req_size) >>> 0;',
+  'const out = Number(out_ptr) >>> 0;',
+  'pendingReadPromise = new Promise((resolve, reject) => { pendingReadResolve = resolve; pendingReadReject = reject; });',
+  'isAwaitReading = true;',
+  "postMessage({ verb: 'fs.read_req', args: [name, at, size] });",
+  'let data;',
+  'try { data = await pendingReadPromise; } finally { isAwaitReading = false; pendingReadResolve = null; pendingReadReject = null; }',
+  'if (!(data instanceof Blob)) { const bytes = new Uint8Array(data); getHeapU8().set(bytes, out); return bytes.length; }',
+  'let scratch = globalThis.lmtabReadScratch || new ArrayBuffer(16 << 20);',
+  "const reader = data.stream().getReader({ mode: 'byob' });",
+  'let written = 0;',
+  'try {',
+  '  for (;;) {',
+  '    const step = await reader.read(new Uint8Array(scratch));',
+  '    if (step.value) scratch = step.value.buffer;',
+  '    if (step.done) break;',
+  '    getHeapU8().set(step.value, out + written);',
+  '    written += step.value.byteLength;',
+  '  }',
+  '} finally { globalThis.lmtabReadScratch = scratch; reader.releaseLock(); }',
+  'return written;',
+].join('\n  ');
+
 export const cppPatches = [
   {
     file: 'wllama-context.h',
@@ -78,7 +118,7 @@ export const cppPatches = [
   {
     file: 'wllama-fs.h',
     from: 'return await _wllama_js_file_read(UTF8ToString(Number(path_ptr)), Number(offset), Number(req_size), Number(out_ptr));',
-    to: 'return await _wllama_js_file_read(UTF8ToString(Number(path_ptr) >>> 0), Number(offset) >>> 0, Number(req_size) >>> 0, Number(out_ptr) >>> 0);',
+    to: fileReadJs,
   },
   {
     file: 'wllama-fs.h',

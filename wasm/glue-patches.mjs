@@ -44,13 +44,22 @@ export function withEmptyPoolStart(glue) {
  * The glue with ccall's (and cwrap's) `number` results read as unsigned. wllama calls three
  * functions with a `number` result, all returning addresses (`wllama_malloc`, `wllama_action`);
  * emscripten 3.1.6 hands them over as signed 32-bit numbers, so an address past 2 GiB, where the
- * request and result buffers land once weights over 2 GiB are loaded, arrived negative.
+ * request and result buffers land once weights over 2 GiB are loaded, arrived negative. cwrap
+ * returned `wllama_malloc` (numbers in, a number out) as the bare export, which no conversion
+ * reaches: a request buffer past 2 GiB failed "Start offset -1388059392 is outside the bounds".
  */
 export function withUnsignedResults(glue) {
-  return replaceOnce(
+  const converted = replaceOnce(
     glue,
     'if(returnType==="boolean")return Boolean(ret);return ret}',
     'if(returnType==="boolean")return Boolean(ret);if(returnType==="number")return ret>>>0;return ret}',
+  );
+  // cwrap hands back the bare export for all-number signatures (wllama_malloc's), skipping ccall's
+  // conversion: such a wrapper goes through ccall too.
+  return replaceOnce(
+    converted,
+    'var numericRet=returnType!=="string";',
+    'var numericRet=returnType!=="string"&&returnType!=="number";',
   );
 }
 

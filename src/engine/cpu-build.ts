@@ -66,6 +66,7 @@ export function createWllamaFor(
   );
   if (!resources) return { wllama, info: { ...info, build: buildNames.stock } };
   wllama.getWorkerResources = () => ({ ...resources });
+  sendBlobSlices(wllama);
   const load = wllama.loadModel.bind(wllama);
   wllama.loadModel = async (...args) => {
     await load(...args);
@@ -74,6 +75,42 @@ export function createWllamaFor(
     if (!loaded.mediaMarker) loaded.mediaMarker = cpuBuild!.mediaMarker;
   };
   return { wllama, info: { ...info, build: buildNames.cpu } };
+}
+
+/** The part of wllama's worker host that answers the worker's file reads. */
+interface FileReadHost {
+  fileBlobs: Map<string, Blob>;
+  worker?: Worker;
+  fileReadResponse(name: string, offset: number, size: number): Promise<void>;
+}
+
+/**
+ * Makes each worker host this instance creates answer a read of the model with the file's Blob
+ * slice instead of a new ArrayBuffer holding a copy: lmtab's CPU build reads the slice into one
+ * reused buffer (its glue's `js_file_read`, wasm/cpp-patches.mjs), so loading a model leaves no
+ * garbage the size of the model behind. wllama's host reads each slice into a new buffer (a tensor
+ * each, up to 142 MB) that is garbage once the worker has copied it; a 2.6 GB load peaked at
+ * 1.5 times the file until V8 collected them.
+ */
+function sendBlobSlices(wllama: Wllama): void {
+  let host: FileReadHost | null = null;
+  Object.defineProperty(wllama, 'proxy', {
+    configurable: true,
+    get: () => host,
+    set(value: FileReadHost | null) {
+      host = value;
+      if (value === null || typeof value.fileReadResponse !== 'function') return;
+      const copy = value.fileReadResponse.bind(value);
+      value.fileReadResponse = async (name, offset, size) => {
+        const blob = value.fileBlobs.get(name);
+        if (blob === undefined || value.worker === undefined) return copy(name, offset, size);
+        value.worker.postMessage({
+          verb: 'fs.read_res',
+          args: [blob.slice(offset, offset + size)],
+        });
+      };
+    },
+  });
 }
 
 /**

@@ -372,10 +372,13 @@ test.describe('Chat tab', () => {
       // The turn's transcript (written before the answer) and the answer's end.
       await expect(turn.locator('.text')).toBeVisible({ timeout: 90_000 });
       await expect(answer.locator('.foot')).toBeVisible({ timeout: 90_000 });
-      // The next turns come every 6 s; the third is heard too.
-      await expect(page.locator('lmtab-chat-message[data-role="user"]')).toHaveCount(3, {
-        timeout: 60_000,
-      });
+      // The next turns come every 6 s; the third is heard too (on a loaded machine the steps above
+      // can take long enough for more to come first).
+      await expect
+        .poll(() => page.locator('lmtab-chat-message[data-role="user"]').count(), {
+          timeout: 60_000,
+        })
+        .toBeGreaterThanOrEqual(3);
       await page.screenshot({ path: testInfo.outputPath('chat-voice.png') });
       await testInfo.attach('a voice conversation', {
         path: testInfo.outputPath('chat-voice.png'),

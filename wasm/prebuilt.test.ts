@@ -112,9 +112,24 @@ describe.skipIf(!built)("lmtab's committed CPU build (wasm/prebuilt)", () => {
   it('reads addresses past 2 GiB: number results unsigned, file reads at unsigned offsets and addresses', () => {
     const glue = read('lmtab-cpu.js').toString();
     expect(glue).toContain('if(returnType==="number")return ret>>>0;return ret}');
-    expect(glue).toContain(
-      '_wllama_js_file_read(UTF8ToString(Number(path_ptr)>>>0),Number(offset)>>>0,Number(req_size)>>>0,Number(out_ptr)>>>0)',
-    );
+    // cwrap wraps wllama_malloc (numbers only) in ccall too, so its address is read unsigned.
+    expect(glue).toContain('var numericRet=returnType!=="string"&&returnType!=="number";');
+    for (const unsigned of [
+      'UTF8ToString(Number(path_ptr)>>>0)',
+      'Number(offset)>>>0',
+      'Number(req_size)>>>0',
+      'Number(out_ptr)>>>0',
+    ]) {
+      expect(glue).toContain(unsigned);
+    }
+  });
+
+  it('reads the model from Blob slices into one reused buffer, and still takes an ArrayBuffer', () => {
+    const glue = read('lmtab-cpu.js').toString();
+    const read_ = glue.slice(glue.indexOf('function __asyncjs__js_file_read'));
+    expect(read_).toContain('if(!(data instanceof Blob))');
+    expect(read_).toContain('getReader({mode:"byob"})');
+    expect(read_).toContain('globalThis.lmtabReadScratch=scratch');
   });
 
   it('starts with one thread: the glue releases its start when the pthread pool is empty', () => {

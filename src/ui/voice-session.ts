@@ -171,7 +171,9 @@ export function startVoiceSession(
       case 'response.output_audio.delta': {
         const samples = decodePcm16Base64(String(event.delta));
         const id = String(event.response_id);
-        spoken.set(id, [...(spoken.get(id) ?? []), samples]);
+        const blocks = spoken.get(id) ?? [];
+        blocks.push(samples);
+        spoken.set(id, blocks);
         player.play(samples);
         break;
       }

@@ -422,20 +422,35 @@ export class LmtabApp extends LitElement {
     }
   }
 
-  /** Reads the projector of each complete model not read yet (its header only). */
+  /**
+   * Reads the projector of each complete model not read yet (its header only), keyed by the
+   * record's id and creation, so that a model deleted and stored again under its name is read
+   * again, and a deleted one drops out.
+   */
   private async refreshMedia(models: ModelRecord[]) {
-    const media = { ...this.media };
+    const media: Record<string, ProjectorMedia> = {};
     for (const record of models) {
-      if (record.projector === undefined || media[record.id] || !isComplete(record)) continue;
-      try {
-        const { projector } = await this.store!.open(record.id);
-        if (projector !== undefined) media[record.id] = await readProjectorMedia(projector);
-      } catch {
-        // Unreadable now (a download finishing): the label waits for the next refresh.
+      if (record.projector === undefined || !isComplete(record)) continue;
+      const key = `${record.id}@${record.createdAt}`;
+      let read = this.mediaRead.get(key);
+      if (read === undefined) {
+        try {
+          const { projector } = await this.store!.open(record.id);
+          if (projector === undefined) continue;
+          read = await readProjectorMedia(projector);
+          this.mediaRead.set(key, read);
+        } catch {
+          // Unreadable now (a download finishing): the label waits for the next refresh.
+          continue;
+        }
       }
+      media[record.id] = read;
     }
     this.media = media;
   }
+
+  /** Projector headers read so far, by record id and creation time. */
+  private readonly mediaRead = new Map<string, ProjectorMedia>();
 
   private async refreshEngine() {
     try {

@@ -171,7 +171,7 @@ describe('createRelay with a tab on its WebSocket', () => {
     await expect.poll(() => relay!.stats().engines[0].active).toBe(0);
   });
 
-  it('ends a stream with its protocol’s error event when the tab goes away, and answers 503 before a head', async () => {
+  it('ends a stream with its protocol’s error event when the tab goes away, and answers 503 before a head or a whole JSON body', async () => {
     await start();
     const tab = await connectTab();
     const sse = call('/v1/chat/completions', '{}');
@@ -191,7 +191,9 @@ describe('createRelay with a tab on its WebSocket', () => {
     head('/api/chat', 'application/x-ndjson');
     head('/v1/models', 'application/json');
     tab.sendBody(byUrl.get('/v1/models')!, '{"data":[');
-    await Promise.all([sse.response, ndjson.response, json.response]);
+    await Promise.all([sse.response, ndjson.response]);
+    // A whole (JSON) answer's head waits for its body, so a cut still gets a clean error.
+    await expect.poll(() => tab.socket.bufferedAmount).toBe(0);
     tab.socket.terminate();
 
     expect(await (await sse.response).text).toBe(
@@ -200,12 +202,67 @@ describe('createRelay with a tab on its WebSocket', () => {
     expect(await (await ndjson.response).text).toBe(
       '{"error":"The engine tab disconnected from the relay before the answer was complete.","code":"no_engine"}\n',
     );
-    // A JSON answer cut short must not look complete: the connection breaks instead.
-    expect(await (await json.response).text).toMatch(/^\{"data":\[(<aborted>)?$/);
+    const cut = await json.response;
+    expect(cut.status).toBe(503);
+    expect(JSON.parse(await cut.text).error).toMatchObject({ code: 'no_engine' });
     const early = await waiting.response;
     expect(early.status).toBe(503);
     expect(JSON.parse(await early.text).error).toContain('engine tab disconnected');
     await expect.poll(() => relay!.stats().engines.length).toBe(0);
+  });
+
+  it('holds a whole JSON answer’s head until its body is complete and sends it with its length; streams are not held', async () => {
+    await start();
+    const tab = await connectTab();
+    const json = call('/v1/models');
+    const sse = call('/v1/chat/completions', '{}');
+    const requests = await Promise.all([1, 2].map(() => tab.next('request')));
+    const byUrl = new Map(requests.map((r) => [r.type === 'request' ? r.url : '', r.id]));
+    for (const [url, type] of [
+      ['/v1/models', 'application/json; charset=utf-8'],
+      ['/v1/chat/completions', 'text/event-stream'],
+    ]) {
+      tab.send({
+        type: 'head',
+        id: byUrl.get(url),
+        status: 200,
+        headers: [['content-type', type!]],
+      });
+      tab.sendBody(byUrl.get(url)!, url === '/v1/models' ? '{"data":' : 'data: {}\n\n');
+    }
+    // The stream's head is out before its end; the JSON answer's is not.
+    const streamed = await sse.response;
+    expect(streamed.headers['content-length']).toBeUndefined();
+    let jsonHead = false;
+    void json.response.then(() => (jsonHead = true));
+    tab.send({ type: 'end', id: byUrl.get('/v1/chat/completions') });
+    expect(await streamed.text).toBe('data: {}\n\n');
+    expect(jsonHead).toBe(false);
+    tab.sendBody(byUrl.get('/v1/models')!, '[]}');
+    tab.send({ type: 'end', id: byUrl.get('/v1/models') });
+    const whole = await json.response;
+    expect(whole.headers['content-length']).toBe('11');
+    expect(await whole.text).toBe('{"data":[]}');
+  });
+
+  it('streams a JSON answer past 8 MiB after all, so the relay holds no large answer', async () => {
+    await start();
+    const tab = await connectTab();
+    const json = call('/v1/embeddings', '{}');
+    const request = await tab.next('request');
+    tab.send({
+      type: 'head',
+      id: request.id,
+      status: 200,
+      headers: [['content-type', 'application/json']],
+    });
+    const piece = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 9; i += 1) tab.sendBody(request.id, piece);
+    // The head arrives before the answer's end is sent.
+    const response = await json.response;
+    expect(response.headers['content-length']).toBeUndefined();
+    tab.send({ type: 'end', id: request.id });
+    expect((await response.text).length).toBe(9 * piece.length);
   });
 
   it('queues beyond the tab’s capacity and answers 503 engine_busy with Retry-After past the queue', async () => {

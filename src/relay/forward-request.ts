@@ -92,6 +92,18 @@ export async function sendResponse(
   await endAfterBody(request, out, body);
 }
 
+/** Bytes of a whole answer the relay holds back before it streams it anyway. */
+const heldAnswerBytes = 8 * 1024 * 1024;
+
+/**
+ * Whether an answer is whole (JSON, read at once by its client) rather than a stream (events,
+ * NDJSON, audio): a whole one's head waits for its body, as llama-server's does.
+ */
+function wholeAnswer(method: string, status: number, contentType: string): boolean {
+  if (method === 'HEAD' || status === 204 || status === 304) return false;
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
 /** Headers a tab's answer may carry: no hop-by-hop, cookies or CORS (the relay decides those). */
 function allowedResponseHeader(name: string, value: string): boolean {
   const lower = name.toLowerCase();
@@ -167,8 +179,12 @@ export async function forwardRequest(
     return log();
   }
   const { engine: socket } = lease;
-  let state: 'waiting' | 'streaming' | 'over' = 'waiting';
+  // `holding`: a whole (JSON) answer's head is kept back until its body is complete, so that an
+  // answer cut short (the tab or the relay going away) is still a clean error, not a broken body.
+  let state: 'waiting' | 'holding' | 'streaming' | 'over' = 'waiting';
   let contentType = '';
+  let held:
+    { status: number; headers: [string, string][]; body: Uint8Array[]; bytes: number } | undefined;
   let grace: ReturnType<typeof setTimeout> | undefined;
   let silence: ReturnType<typeof setTimeout> | undefined;
   const engineTimeoutMs = options.engineTimeoutMs ?? defaultEngineTimeoutMs;
@@ -201,25 +217,31 @@ export async function forwardRequest(
       head(frame) {
         if (state !== 'waiting' || response.destroyed) return;
         watch();
-        state = 'streaming';
         status = frame.status;
-        for (const [name, value] of frame.headers) {
-          if (allowedResponseHeader(name, value)) response.appendHeader(name, value);
+        const headers = frame.headers.filter(([name, value]) => allowedResponseHeader(name, value));
+        contentType = headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+        if (wholeAnswer(method, frame.status, contentType)) {
+          state = 'holding';
+          held = { status: frame.status, headers, body: [], bytes: 0 };
+        } else {
+          state = 'streaming';
+          sendHead(frame.status, headers);
         }
-        for (const [name, value] of Object.entries(options.headers))
-          response.setHeader(name, value);
-        contentType = String(response.getHeader('content-type') ?? '');
-        // An answer before the whole body (a refusal): the rest is not read, so the connection
-        // cannot carry another request.
-        if (hasBody && !request.complete) response.shouldKeepAlive = false;
-        response.writeHead(frame.status);
-        response.flushHeaders();
       },
       data(chunk) {
         watch();
-        if (state === 'streaming' && !response.destroyed) response.write(chunk);
+        if (state === 'holding' && held !== undefined) {
+          held.body.push(chunk);
+          held.bytes += chunk.byteLength;
+          // Past the bound it streams after all: the relay keeps no large answer in memory.
+          if (held.bytes > heldAnswerBytes) release();
+        } else if (state === 'streaming' && !response.destroyed) response.write(chunk);
       },
       end() {
+        if (state === 'holding' && held !== undefined && !response.destroyed) {
+          response.setHeader('Content-Length', String(held.bytes));
+          release();
+        }
         const streaming = state === 'streaming';
         if (state === 'waiting') {
           void answerError(
@@ -232,7 +254,8 @@ export async function forwardRequest(
       },
       error(code, message) {
         const streaming = state === 'streaming' && !response.destroyed;
-        if (state === 'waiting') void answerError(asLmtabError(code, message));
+        if (state === 'waiting' || state === 'holding')
+          void answerError(asLmtabError(code, message));
         finish();
         if (streaming) {
           // The head is out: a stream ends with its protocol's error event, anything else breaks.
@@ -245,6 +268,28 @@ export async function forwardRequest(
     },
   );
 
+  /** Writes the tab's head with the relay's own headers. */
+  function sendHead(code: number, headers: [string, string][]): void {
+    for (const [name, value] of headers) response.appendHeader(name, value);
+    for (const [name, value] of Object.entries(options.headers)) response.setHeader(name, value);
+    // An answer before the whole body (a refusal): the rest is not read, so the connection
+    // cannot carry another request.
+    if (hasBody && !request.complete) response.shouldKeepAlive = false;
+    response.writeHead(code);
+    response.flushHeaders();
+  }
+
+  /** Sends a held answer's head and what of its body has come, and streams the rest. */
+  function release(): void {
+    if (held === undefined) return;
+    const { status: code, headers, body: pieces } = held;
+    held = undefined;
+    state = 'streaming';
+    if (response.destroyed) return;
+    sendHead(code, headers);
+    for (const piece of pieces) response.write(piece);
+  }
+
   /** (Re)arms the silence timer: the engine said something, or the body is all sent. */
   function watch(): void {
     clearTimeout(silence);
@@ -253,11 +298,12 @@ export async function forwardRequest(
       if (state === 'over') return;
       const seconds = Math.round(engineTimeoutMs / 100) / 10;
       const message =
-        `The engine sent nothing for ${seconds} s ${state === 'waiting' ? 'before answering' : 'in the middle of its answer'}, ` +
+        `The engine sent nothing for ${seconds} s ${state === 'streaming' ? 'in the middle of its answer' : 'before answering'}, ` +
         'so the relay ended the request and freed its slot (the limit is --engine-timeout).';
       socket.abort(id);
-      if (state === 'waiting') void answerError(new LmtabError('engine_timeout', message));
-      else if (!response.destroyed) {
+      if (state === 'waiting' || state === 'holding') {
+        void answerError(new LmtabError('engine_timeout', message));
+      } else if (!response.destroyed) {
         const tail = streamErrorBytes('engine_timeout', message, contentType);
         if (tail) response.end(tail);
         else response.destroy();

@@ -299,26 +299,32 @@ describe('hostile requests at the relay', () => {
     expect(streamedAnswer.text).not.toContain('"error"');
   });
 
-  it('stopping ends each stream still going after the drain with its protocol’s error, not a cut connection', async () => {
+  it('stopping ends each answer still going after the drain with its protocol’s error, not a cut connection', async () => {
     const live = await start({ drainMs: 200 }, { script: () => ({ hang: true }) });
-    const streams = ['/v1/chat/completions', '/api/chat'].map((path) =>
-      send(path, {
+    const answers = [
+      ['/v1/chat/completions', true],
+      ['/api/chat', true],
+      ['/v1/chat/completions', false],
+    ].map(([path, stream]) =>
+      send(path as string, {
         body: Buffer.from(
           JSON.stringify({
             model: 'lfm2-350m',
             messages: [{ role: 'user', content: 'Hi' }],
-            stream: true,
+            stream,
           }),
         ),
       }),
     );
-    await expect.poll(() => live.stats().engines[0]?.active).toBe(2);
+    await expect.poll(() => live.stats().engines[0]?.active).toBe(3);
     const stopping = live.close();
     relay = undefined;
-    const [openAi, ollama] = await Promise.all(streams);
+    const [openAi, ollama, whole] = await Promise.all(answers);
     await stopping;
     expect(openAi.status).toBe(200);
     expect(openAi.text).toContain('data: {"error":{"message":"The relay stopped (relay stopping)');
     expect(ollama.text.trim().split('\n').at(-1)).toMatch(/^\{"error":"The relay stopped/);
+    expect(whole.status).toBe(503);
+    expect(JSON.parse(whole.text).error.message).toMatch(/^The relay stopped/);
   });
 });

@@ -72,7 +72,7 @@ export const textsFor = (ctx: Context, model: BenchModelFile) => {
 
 /** Samples the browser's peak memory from now until `stop`. */
 export function memory(ctx: Context) {
-  if (ctx.browserPid === undefined) return { stop: () => ({}) };
+  if (ctx.browserPid === undefined) return { stop: () => ({}), loaded: () => ({}) };
   const pid = ctx.browserPid;
   const baseline = treeRssParts(pid);
   const sampler = samplePeakRss(pid, 500);
@@ -85,6 +85,11 @@ export function memory(ctx: Context) {
     ),
   });
   return {
+    /** Call once a model is loaded, before any request: the load's own peak and what it left. */
+    loaded: () => {
+      const { peak, total } = sampler.now();
+      return { loadPeakMemoryMiB: mib(peak), loadedMemoryMiB: mib(total) };
+    },
     stop: () => {
       const { peak, parts } = sampler.stopWithParts();
       return {

@@ -35,13 +35,19 @@ export async function wllamaRow(
   });
   const sampler = memory(ctx);
   const runs = new Runs();
-  let ran: Pick<EngineRow, 'build' | 'kernels'> = {};
+  let ran: Pick<EngineRow, 'build' | 'kernels' | 'engineBuffersMiB'> = {};
+  let afterLoad: Pick<EngineRow, 'loadPeakMemoryMiB' | 'loadedMemoryMiB'> = {};
   for (let run = 0; run < settings.runs; run++) {
     log(
       `${engine} ${backend} ${threads}t ${model.size} ${model.quant}: run ${run + 1}/${settings.runs}`,
     );
     const loaded = await pageCall(page, 'load', model.id);
-    ran = { build: loaded.info?.build, kernels: loaded.info?.kernels };
+    ran = {
+      build: loaded.info?.build,
+      kernels: loaded.info?.kernels,
+      engineBuffersMiB: loaded.info?.buffers,
+    };
+    if (run === 0) afterLoad = sampler.loaded();
     if (backend === 'webgpu' && loaded.info?.backend !== 'webgpu') {
       sampler.stop();
       await pageCall(page, 'unload');
@@ -78,6 +84,7 @@ export async function wllamaRow(
     ...runs.figures(),
     loadFrom: 'IndexedDB',
     streams: true,
+    ...afterLoad,
     ...memoryFigures,
   };
 }

@@ -101,7 +101,12 @@ export function treeRssBytes(root: number): number {
 export function samplePeakRss(
   root: number,
   intervalMs = 250,
-): { stop(): number; stopWithParts(): { peak: number; parts: RssParts } } {
+): {
+  stop(): number;
+  stopWithParts(): { peak: number; parts: RssParts };
+  /** The peak so far and the sum now, sampling once more. */
+  now(): { peak: number; total: number };
+} {
   let peak = -1;
   let parts: RssParts = { anon: 0, file: 0, shmem: 0, anonByType: {} };
   const sample = () => {
@@ -116,5 +121,11 @@ export function samplePeakRss(
     sample();
     return { peak, parts };
   };
-  return { stop: () => stopWithParts().peak, stopWithParts };
+  const now = () => {
+    const parts = treeRssParts(root);
+    const total = parts.anon + parts.file + parts.shmem;
+    if (total > peak) peak = total;
+    return { peak, total };
+  };
+  return { stop: () => stopWithParts().peak, stopWithParts, now };
 }

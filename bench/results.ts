@@ -68,6 +68,12 @@ export interface EngineRow {
   peakMemoryMiB?: number;
   /** Resident memory before loading, MiB (the browser itself). */
   baselineMemoryMiB?: number;
+  /** Peak resident memory through the first load only, before any request, MiB. */
+  loadPeakMemoryMiB?: number;
+  /** Resident memory once the first load ended, before any request (steady), MiB. */
+  loadedMemoryMiB?: number;
+  /** What llama.cpp allocated at the load (weights, cache, compute), as its log said, MiB. */
+  engineBuffersMiB?: { modelMiB: number; cacheMiB: number; computeMiB: number };
   /** Whether the engine streams tokens as it decodes them (time to first token means that). */
   streams?: boolean;
   /** When its run started, where a results file joins several runs (`add-run.ts`). */

@@ -1,5 +1,6 @@
 import type { ModelRecord } from '../store/index.js';
 import type { GpuAdapterReport } from './gpu-adapter.js';
+import type { EngineBuffers } from './engine-buffers.js';
 
 /** One part of a chat message's content, as the engine sees it (no wire spellings). */
 export type ContentPart =
@@ -224,6 +225,8 @@ export interface EngineInfo {
    * generic ones run. Absent on other builds.
    */
   kernels?: 'relaxed-simd' | 'simd128';
+  /** What llama.cpp allocated for the loaded model (weights, cache, compute), as its log says. */
+  buffers?: EngineBuffers;
   /**
    * The WebGPU adapter the engine's context offers (requested as `high-performance`), whether this
    * engine uses it or not (web-llm's catalog needs it where llama.cpp cannot use it), so pages need

@@ -41,6 +41,7 @@ import {
 } from './context-limits.js';
 import { buildNames, createWllamaFor, kernelsFromLog, type CpuBuild } from './cpu-build.js';
 import { headLengths, kvCacheFromLog, kvCacheParams, type HeadLengths } from './kv-cache.js';
+import { buffersFromLog } from './engine-buffers.js';
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';
 import { assertCpuFit, memoryNeed } from './memory-fit.js';
@@ -322,6 +323,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     );
     const kvCache = kvCacheFromLog(log.lines());
     const kernels = kernelsFromLog(log.lines());
+    const buffers = buffersFromLog(log.lines());
     return {
       wllama,
       log,
@@ -331,6 +333,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
         ...confirmBackend(info, backend.lines()),
         ...(kvCache && { kvCache }),
         ...(kernels && { kernels }),
+        ...(buffers && { buffers }),
       },
     };
   }

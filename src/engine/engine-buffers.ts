@@ -1,0 +1,38 @@
+/**
+ * What llama.cpp allocated for a loaded model, in MiB, as its log says (`... buffer size = N MiB`),
+ * summed over backends: weights, context cache (attention KV and recurrent state), and compute
+ * (the graph's working memory and the logits output).
+ */
+export interface EngineBuffers {
+  modelMiB: number;
+  cacheMiB: number;
+  computeMiB: number;
+}
+
+const bufferLine = /\b(model|KV|RS|compute|output) buffer size =\s*([\d.]+) MiB/;
+
+/**
+ * The buffers a load's log reports; undefined when it names no model buffer (a log that scrolled
+ * past the load, or an engine that does not say). The projector's compute buffer counts too.
+ */
+export function buffersFromLog(log: readonly string[]): EngineBuffers | undefined {
+  const buffers: EngineBuffers = { modelMiB: 0, cacheMiB: 0, computeMiB: 0 };
+  let model = false;
+  for (const line of log) {
+    const match = bufferLine.exec(line);
+    if (!match) continue;
+    const mib = Number(match[2]);
+    if (match[1] === 'model') {
+      model = true;
+      buffers.modelMiB += mib;
+    } else if (match[1] === 'KV' || match[1] === 'RS') buffers.cacheMiB += mib;
+    else buffers.computeMiB += mib;
+  }
+  if (!model) return undefined;
+  const round = (mib: number) => Math.round(mib * 100) / 100;
+  return {
+    modelMiB: round(buffers.modelMiB),
+    cacheMiB: round(buffers.cacheMiB),
+    computeMiB: round(buffers.computeMiB),
+  };
+}

@@ -85,6 +85,7 @@ const manifest = {
     '-sALLOW_MEMORY_GROWTH=1',
     '-sMAXIMUM_MEMORY=4096MB',
     '-fexceptions',
+    '-sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=1000',
   ],
   features: {
     memory: 'wasm32',

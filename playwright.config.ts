@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { testPorts } from './tests/support/test-ports.js';
+import { chromiumWebgpuEnv, chromiumWebgpuPaths } from './tests/support/webgpu/chromium-webgpu.mjs';
 
 const port = Number(process.env.LMTAB_TEST_PORT ?? testPorts.app);
 /** Debian's Chromium: the only browser this project can install here (no browser downloads). */
@@ -14,18 +15,62 @@ const baseArgs = [
   '--use-fake-device-for-media-stream',
   '--use-fake-ui-for-media-stream',
 ];
-/** A software WebGPU adapter (SwiftShader), so the WebGPU path runs without a GPU. */
-const webgpuArgs = [
+/**
+ * Chromium's SwiftShader adapter: WebGPU without shader-f16, so llama.cpp runs on the CPU. Only for
+ * the tests that cannot run on lavapipe yet (tagged `@swiftshader`).
+ */
+const swiftshaderArgs = [
   '--enable-unsafe-webgpu',
   '--use-webgpu-adapter=swiftshader',
   '--enable-unsafe-swiftshader',
 ];
 
+/**
+ * A real WebGPU adapter with shader-f16: Mesa's lavapipe, which Chromium takes with the layer of
+ * tests/support/webgpu/chromium-webgpu.mjs (the `webgpu-setup` project installs both; the browser
+ * process's environment names them). Debian's browser binary itself, not the /usr/bin/chromium
+ * script, whose default flags would come on top. Each flag is needed; `--enable-features` replaces
+ * Playwright's own (the last one wins), so theirs are repeated after Vulkan.
+ */
+const webgpuBrowser = process.env.LMTAB_WEBGPU_BROWSER ?? '/usr/lib/chromium/chromium';
+const webgpuArgs = [
+  '--ignore-gpu-blocklist',
+  '--use-angle=vulkan',
+  '--enable-features=Vulkan,CDPScreenshotNewSurface,SkipListAccountsWithoutGaiaCookies',
+];
+
+/**
+ * Specs that fill the disk, the memory or both cores on their own (real-size models, a 2 GiB upload,
+ * clean installs and builds, the agents' native binaries): one of them at a time, beside one other
+ * spec at most.
+ */
+const heavySpecs = [/real-sizes\.spec/, /upload-stream\.spec/, /install\.spec/, /agents\.spec/];
+
+/**
+ * Engines in the specs run one ggml thread: two workers share two cores, and a second thread waits
+ * for a core at every op's barrier (openai-api and gui-chat side by side: 6.2 min with the
+ * default two threads, 4.0 min with one). The app's tabs read it from localStorage (a spec's own
+ * settings replace it); the relays the specs start give it to their headless engines
+ * (LMTAB_THREADS). Specs of the thread count itself (pwa) use origins of their own.
+ */
+process.env.LMTAB_THREADS ??= '1';
+function oneThreadEngines(origin: string) {
+  const settings = { name: 'lmtab.engine-settings', value: JSON.stringify({ threads: 1 }) };
+  return { cookies: [], origins: [{ origin, localStorage: [settings] }] };
+}
+
+const chromium = {
+  browserName: 'chromium' as const,
+  launchOptions: { executablePath, args: baseArgs },
+};
+
 export default defineConfig({
   testDir: 'tests/e2e',
   globalSetup: './tests/e2e/global-setup.ts',
-  // Two cores: one engine at a time keeps timings sane and tests independent.
-  workers: 1,
+  // Two workers on two cores: most specs wait on the engine, the page and the network, not the CPU
+  // (CI's clean clone: 47 min with one worker). Each spec file has ports of its own
+  // (tests/support/test-ports.ts), and the tests of one file run in order in one worker.
+  workers: 2,
   fullyParallel: false,
   timeout: 120_000,
   expect: { timeout: 30_000 },
@@ -33,21 +78,54 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'reports/e2e.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
-    trace: 'retain-on-failure',
+    storageState: oneThreadEngines(`http://127.0.0.1:${port}`),
+    // A trace records DOM snapshots and screencast frames at every step of every test, passing or
+    // not: a quarter of the suite's CPU (39 tests of four specs: 2.5 min with it, 1.8 without).
+    // LMTAB_TRACE=1 keeps one for each failed test, to open with `npx playwright show-trace`.
+    trace: process.env.LMTAB_TRACE === '1' ? 'retain-on-failure' : 'off',
     screenshot: 'only-on-failure',
   },
   projects: [
+    // First, so the heavy specs' one worker starts with the run and the other works through the
+    // rest beside it (listed after, they ran alone at the end: 16 of 53 minutes with a worker idle).
+    {
+      name: 'heavy',
+      grepInvert: /@webgpu|@swiftshader/,
+      testMatch: heavySpecs,
+      workers: 1,
+      use: chromium,
+    },
     {
       name: 'chromium',
-      grepInvert: /@webgpu/,
-      use: { browserName: 'chromium', launchOptions: { executablePath, args: baseArgs } },
+      grepInvert: /@webgpu|@swiftshader/,
+      testIgnore: heavySpecs,
+      use: chromium,
+    },
+    {
+      // Installs lavapipe and builds the layer (once per machine), and writes the WebGPU fixtures.
+      name: 'webgpu-setup',
+      testMatch: /webgpu\.setup\.ts/,
     },
     {
       name: 'webgpu',
       grep: /@webgpu/,
+      grepInvert: /@swiftshader/,
+      dependencies: ['webgpu-setup'],
       use: {
         browserName: 'chromium',
-        launchOptions: { executablePath, args: [...baseArgs, ...webgpuArgs] },
+        launchOptions: {
+          executablePath: webgpuBrowser,
+          args: [...baseArgs, ...webgpuArgs],
+          env: chromiumWebgpuEnv(chromiumWebgpuPaths()),
+        },
+      },
+    },
+    {
+      name: 'webgpu-swiftshader',
+      grep: /@swiftshader/,
+      use: {
+        browserName: 'chromium',
+        launchOptions: { executablePath, args: [...baseArgs, ...swiftshaderArgs] },
       },
     },
   ],

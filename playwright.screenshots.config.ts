@@ -1,7 +1,7 @@
 import { defineConfig } from '@playwright/test';
 import base from './playwright.config.js';
 
-/** `npm run screenshots`: the README's pictures of the four tabs, taken from the built app. */
+/** `npm run screenshots`: the pictures of the four tabs in docs/gui.md and the README, taken from the built app. */
 export default defineConfig({
   ...base,
   testDir: 'tests/screenshots',

@@ -10,7 +10,9 @@ export default defineConfig({
     // One engine at a time: two cores, and the suite measures a CPU reference beside the GPU run.
     pool: 'forks',
     fileParallelism: false,
-    testTimeout: 30_000,
+    // lavapipe runs the shaders on the CPU: an answer of a few seconds alone took over 30 s beside
+    // a browser suite on the two cores.
+    testTimeout: 90_000,
     hookTimeout: 300_000,
     // CI sums every suite's counts from these reports (.ci/run).
     reporters: ['default', 'json'],

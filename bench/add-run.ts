@@ -1,16 +1,5 @@
-import type { BenchResults, EngineRow } from './results.js';
+import type { BenchResults, EngineRow, RunSummary } from './results.js';
 import { checkTargets } from './targets.js';
-
-/** One `npm run bench` among those a results file joins. */
-export interface RunSummary {
-  startedAt: string;
-  finishedAt: string;
-  /** The 1-minute load average at its start. */
-  loadAverage: number;
-  sizes: BenchResults['settings']['sizes'];
-  /** Whether it measured the transports and concurrent clients (the first size only). */
-  transports: boolean;
-}
 
 function summary(results: BenchResults): RunSummary {
   return {

@@ -2,10 +2,12 @@
 import { runLlamaBench } from './llama-bench.js';
 import type { BenchModelFile } from './models.js';
 import { runNative } from './native-reference.js';
+import { ensureOptionalPackage } from './optional-package.js';
 import type { EngineRow } from './results.js';
 import { Runs } from './runs.js';
 import { WordTexts } from './workload.js';
 import {
+  cacheDir,
   log,
   memory,
   messageOf,
@@ -167,6 +169,7 @@ export async function nativeRow(
   const texts = new WordTexts(model.words);
   log(`llama.node ${threads}t ${model.size} ${model.quant}: ${settings.runs} runs`);
   const result = await runNative(childScript, {
+    packageEntry: ensureOptionalPackage(cacheDir, '@fugood/llama.node', log),
     model: model.path,
     threads,
     contextLength: settings.contextLength,

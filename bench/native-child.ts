@@ -1,6 +1,7 @@
 // The native reference's child process: llama.cpp through @fugood/llama.node on the same files,
 // prompts and thread counts as the browser. Its own process, so its peak memory is its own.
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { runChatTurns } from './chat-turns.js';
 import { nativeResultMarker, type NativeJob, type NativeResult } from './native-job.js';
@@ -23,7 +24,6 @@ interface NativeModule {
   loadModel(options: Record<string, unknown>): Promise<NativeContext>;
 }
 
-const packageName = '@fugood/llama.node';
 const now = () => performance.now();
 
 function peakRss(): number {
@@ -32,7 +32,7 @@ function peakRss(): number {
 }
 
 async function main(job: NativeJob): Promise<NativeResult> {
-  const { loadModel } = (await import(packageName)) as NativeModule;
+  const { loadModel } = (await import(pathToFileURL(job.packageEntry).href)) as NativeModule;
   const result: NativeResult = {
     loadMs: [],
     promptTokS: [],

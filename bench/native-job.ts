@@ -2,6 +2,8 @@ import type { ChatTurnsResult, ChatWorkload } from './chat-turns.js';
 
 /** What the native reference runs, in a child process of its own. */
 export interface NativeJob {
+  /** The file to import @fugood/llama.node from (installed on first use: optional-package.ts). */
+  packageEntry: string;
   model: string;
   threads: number;
   contextLength: number;

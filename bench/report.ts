@@ -135,7 +135,7 @@ function settingsLine(results: BenchResults): string {
   return `Each figure is the median of ${s.runs} run${s.runs === 1 ? '' : 's'} (min–max in parentheses). Prompt: ${s.promptTokens}-token raw prompt; decode: ${s.decodeTokens} tokens, end-of-sequence ignored, greedy; chat: ${s.turns} turns of ${s.userMessageTokens}-token user messages and ${s.replyTokens}-token answers; transport: ${s.transportPromptTokens}-token message, ${s.transportDecodeTokens}-token answer, ${s.transportRuns} runs; concurrency: ${s.clientTokens}-token answers; context ${s.contextLength}. "N×" is the figure divided by native llama.cpp's (same file, same threads), or by the direct call's / one client's.`;
 }
 
-/** The tables a README shows: engines, transports, concurrency, targets. */
+/** The tables docs/performance.md shows: engines, transports, concurrency, targets. */
 export function renderTables(results: BenchResults): string {
   return [
     engineTable(results),
@@ -201,15 +201,21 @@ export function renderMarkdown(results: BenchResults): string {
   ].join('\n');
 }
 
+/** The page the bench writes its tables into, relative to the repository's root. */
+export const performancePage = 'docs/performance.md';
+
 /**
- * Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in a README; `name`
- * defaults to `bench` (the CPU bench's section; the GPU bench's is `bench-gpu`).
+ * Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in a docs page (the
+ * bench's is {@link performancePage}); `name` defaults to `bench` (the CPU bench's section; the GPU
+ * bench's is `bench-gpu`).
  */
-export function replaceReadmeSection(readme: string, section: string, name = 'bench'): string {
+export function replaceDocSection(page: string, section: string, name = 'bench'): string {
   const begin = `<!-- ${name}:begin -->`;
   const end = `<!-- ${name}:end -->`;
-  const from = readme.indexOf(begin);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`the README has no ${begin} ... ${end} section`);
-  return `${readme.slice(0, from + begin.length)}\n\n${section}\n\n${readme.slice(to)}`;
+  const from = page.indexOf(begin);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) {
+    throw new Error(`expected a ${begin} ... ${end} section in the page, found none`);
+  }
+  return `${page.slice(0, from + begin.length)}\n\n${section}\n\n${page.slice(to)}`;
 }

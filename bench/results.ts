@@ -1,5 +1,4 @@
 import type { EmbeddingRow } from './embeddings.js';
-import type { RunSummary } from './add-run.js';
 import type { NativeBuildInfo } from './llama-bench.js';
 import type { CapabilityCheck } from './page/bench-api.js';
 import type { Figure } from './stats.js';
@@ -113,6 +112,17 @@ export interface TargetCheck {
   measured: string;
   /** Undefined when the figures it needs were not measured. */
   met?: boolean;
+}
+
+/** One `npm run bench` among those a results file joins. */
+export interface RunSummary {
+  startedAt: string;
+  finishedAt: string;
+  /** The 1-minute load average at its start. */
+  loadAverage: number;
+  sizes: BenchResults['settings']['sizes'];
+  /** Whether it measured the transports and concurrent clients (the first size only). */
+  transports: boolean;
 }
 
 /** Everything one `npm run bench` measured. */

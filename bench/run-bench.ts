@@ -1,6 +1,6 @@
 // `npm run bench`: generates the models, builds the bench page, starts the relay, drives headless
-// Chromium, runs the native reference, and writes bench/results/*.json, latest.md and the README's
-// Performance section. See bench/README.md.
+// Chromium, runs the native reference, and writes bench/results/*.json, latest.md and the latest
+// run's section of docs/performance.md. See bench/README.md.
 import { stat } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';

@@ -1,10 +1,16 @@
-// The bench's output: bench/results/*.json, latest.json, latest.md and the README's section.
+// The bench's output: bench/results/*.json, latest.json, latest.md, docs/performance.md's section.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { parseJsonFile } from '../src/cloud/index.js';
 import { log, root } from './bench-context.js';
-import { renderMarkdown, renderTables, machineLine, replaceReadmeSection } from './report.js';
+import {
+  machineLine,
+  performancePage,
+  renderMarkdown,
+  renderTables,
+  replaceDocSection,
+} from './report.js';
 import type { BenchResults } from './results.js';
 
 const resultsDir = join(root, 'bench/results');
@@ -25,7 +31,7 @@ export async function readEarlierResults(path: string): Promise<BenchResults> {
   return parsed as BenchResults;
 }
 
-/** Writes the results, latest.* and the README's Performance section, in the project's style. */
+/** Writes the results, latest.* and the performance page's latest run, in the project's style. */
 export async function writeResults(results: BenchResults): Promise<void> {
   await mkdir(resultsDir, { recursive: true });
   const stamp = results.finishedAt.replaceAll(':', '-').slice(0, 19);
@@ -41,13 +47,13 @@ export async function writeResults(results: BenchResults): Promise<void> {
     await style(join(resultsDir, 'latest.md')),
   );
   await writeFile(join(resultsDir, 'latest.md'), markdown);
-  const readmePath = join(root, 'README.md');
+  const pagePath = join(root, performancePage);
   const section = [
     `Latest run (\`bench/results/latest.md\` has every table): ${machineLine(results)}`,
     '',
     renderTables(results),
   ].join('\n');
-  const readme = replaceReadmeSection(await readFile(readmePath, 'utf8'), section);
-  await writeFile(readmePath, await format(readme, await style(readmePath)));
-  log(`wrote bench/results/${name}, latest.json, latest.md and the README's Performance section`);
+  const page = replaceDocSection(await readFile(pagePath, 'utf8'), section);
+  await writeFile(pagePath, await format(page, await style(pagePath)));
+  log(`wrote bench/results/${name}, latest.json, latest.md and ${performancePage}'s latest run`);
 }

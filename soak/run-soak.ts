@@ -2,7 +2,7 @@
 // minutes, with the engine's renderer killed every few minutes and the relay restarted; reports
 // requests sent, answered, failed with a clear error, refused while the relay was down, cut by the
 // client on purpose, and lost (no answer at all), with relay and renderer memory over time. Exits
-// 1 when a request was lost or none was answered.
+// 1 when one of its checks (soak-checks.ts, soak/README.md) fails.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -14,8 +14,17 @@ import { ensureEmbeddingFixtures } from '../tests/support/embedding-fixtures.js'
 import { ensureFixtures } from '../tests/support/lfm2-fixtures.js';
 import { testPorts } from '../tests/support/test-ports.js';
 import { chromiumProcesses, residentBytes } from '../tests/e2e/support/process-memory.js';
-import { runKind, soakKinds, soakModels, type Outcome, type SoakResult } from './soak-traffic.js';
-import { formatReport, type MemorySample, type SoakEvent, type SoakReport } from './soak-report.js';
+import { runKind, soakKinds, soakModels, type SoakResult } from './soak-traffic.js';
+import {
+  formatReport,
+  outcomeCounts,
+  type MemorySample,
+  type SoakEvent,
+  type SoakEventType,
+  type SoakReport,
+} from './soak-report.js';
+import { soakChecks } from './soak-checks.js';
+import { faultGapMs, faultPlan, quietTailMs, shortestSoakMinutes } from './soak-schedule.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,21 +37,26 @@ const { values } = parseArgs({
 });
 const minutes = Number(values.minutes);
 const clients = Number(values.clients);
-if (!(minutes > 0) || !Number.isInteger(clients) || clients < 1) {
+const killEvery = values['kill-every'] === undefined ? undefined : Number(values['kill-every']);
+if (
+  !(minutes >= shortestSoakMinutes) ||
+  !Number.isInteger(clients) ||
+  clients < 1 ||
+  (killEvery !== undefined && !(killEvery > 0))
+) {
   console.error(
-    `expected --minutes > 0 and --clients >= 1, received ${values.minutes} and ${values.clients}`,
+    `expected --minutes >= ${shortestSoakMinutes} (the faults and the time after each need it), --clients >= 1 and --kill-every > 0, received ${values.minutes}, ${values.clients} and ${values['kill-every']}`,
   );
   process.exit(2);
 }
 const durationMs = minutes * 60_000;
-// A renderer killed every few minutes; in a short run, once, a third of the way in.
-const killEveryMs =
-  values['kill-every'] !== undefined
-    ? Number(values['kill-every']) * 60_000
-    : minutes >= 9
-      ? 180_000
-      : Number.POSITIVE_INFINITY;
-const firstKillMs = Number.isFinite(killEveryMs) ? killEveryMs : durationMs / 3;
+const plan = faultPlan(durationMs, killEvery === undefined ? undefined : killEvery * 60_000);
+if (plan.killsMs.length === 0) {
+  console.error(
+    `--kill-every ${killEvery} leaves no renderer kill in ${minutes} minutes (none within ${faultGapMs / 1000} s of the restart or ${quietTailMs / 1000} s of the end)`,
+  );
+  process.exit(2);
+}
 const port = Number(values.port);
 const base = new URL(`http://127.0.0.1:${port}`);
 const requestTimeoutMs = 180_000;
@@ -54,8 +68,9 @@ const home = join(work, 'home');
 const profileDir = join(home, 'browser');
 await mkdir(home, { recursive: true });
 const log = createWriteStream(join(work, 'relay.log'));
-const started = Date.now();
-const at = () => Date.now() - started;
+// The zero of every time in the report: the start of the traffic (until then, the soak's start).
+let epoch = Date.now();
+const at = () => Date.now() - epoch;
 const say = (line: string) =>
   console.log(`soak ${(at() / 1000).toFixed(0).padStart(4)} s: ${line}`);
 
@@ -90,17 +105,26 @@ async function startRelay(): Promise<ChildProcess> {
     if (healthy) return child;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  child.kill('SIGKILL');
   throw new Error(`lmtab serve did not answer /health within 60 s; see ${work}/relay.log`);
 }
 
-/** Stops the relay as a person or a service manager does (SIGTERM) and waits for it to exit. */
-async function stopRelay(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+/**
+ * Stops the relay as a person or a service manager does (SIGTERM) and waits for it to exit;
+ * false when it had to be killed 20 s later.
+ */
+async function stopRelay(child: ChildProcess): Promise<boolean> {
+  if (child.exitCode !== null) return true;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  const late = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  let killed = false;
+  const late = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, 20_000);
   await exited;
   clearTimeout(late);
+  return !killed;
 }
 
 /** Uploads a GGUF as a blob and creates a model from it, through the relay (as `lmtab create`). */
@@ -133,6 +157,48 @@ const results: SoakResult[] = [];
 const events: SoakEvent[] = [];
 const samples: MemorySample[] = [];
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Records what the soak did at `ms` (default now) and says it. */
+function note(type: SoakEventType, what: string, ms = at()): void {
+  events.push({ ms, type, what });
+  say(what);
+}
+
+/** Kills the engine's renderer and waits until it is gone; a kill that did not happen says why. */
+async function killRenderer(): Promise<void> {
+  const ms = at();
+  const renderer = engineRenderer();
+  if (renderer === undefined) return note('renderer-kill-missed', 'no engine renderer found', ms);
+  try {
+    process.kill(renderer.pid, 'SIGKILL');
+  } catch (error) {
+    return note('renderer-kill-missed', `SIGKILL to renderer ${renderer.pid}: ${error}`, ms);
+  }
+  // A dead process (or a zombie not yet reaped) has no resident memory.
+  for (let waited = 0; residentBytes(renderer.pid) > 0; waited += 100) {
+    if (waited >= 5000) {
+      return note('renderer-kill-missed', `renderer ${renderer.pid} alive 5 s after SIGKILL`, ms);
+    }
+    await sleep(100);
+  }
+  note('renderer-killed', `renderer ${renderer.pid} killed (${mib(renderer.bytes)} MiB)`, ms);
+}
+
+/** Stops the relay and starts it again; a restart that did not go as planned says why. */
+async function restartRelay(): Promise<void> {
+  const old = relay!;
+  note('relay-stopping', `relay ${old.pid} sent SIGTERM`);
+  if (await stopRelay(old)) note('relay-stopped', `relay ${old.pid} exited`);
+  else note('relay-restart-failed', `relay ${old.pid} did not exit within 20 s of SIGTERM`);
+  try {
+    relay = await startRelay();
+    note('relay-listening', `relay ${relay.pid} listening (was ${old.pid})`);
+  } catch (error) {
+    relay = undefined;
+    note('relay-restart-failed', `starting the relay again: ${error}`);
+  }
+}
 
 try {
   const fixtureDir = join(root.pathname, 'tests/.cache/fixtures');
@@ -144,13 +210,12 @@ try {
   );
   await createModel(soakModels.chat, fixtures.lfm2);
   await createModel(soakModels.embed, embedding.bert);
+  epoch = Date.now();
   say(
-    `traffic for ${minutes} min from ${clients} clients; a renderer killed ${Number.isFinite(killEveryMs) ? `every ${(killEveryMs / 60_000).toFixed(1)} min` : `at ${Math.round(firstKillMs / 1000)} s`}, the relay restarted at ${Math.round(minutes * 0.65 * 60)} s`,
+    `traffic for ${minutes} min from ${clients} clients; the renderer killed at ${plan.killsMs.map((ms) => ms / 1000).join(', ')} s, the relay restarted at ${plan.restartMs / 1000} s`,
   );
 
-  const trafficStart = Date.now();
-  const end = trafficStart + durationMs;
-  let restarting: Promise<void> | undefined;
+  const end = epoch + durationMs;
   const sampler = setInterval(() => {
     const renderer = engineRenderer();
     samples.push({
@@ -161,37 +226,13 @@ try {
   }, 5000);
 
   const chaos = (async () => {
-    let nextKill = trafficStart + firstKillMs;
-    const restartAt = trafficStart + durationMs * 0.65;
-    let restarted = false;
-    while (Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      if (Date.now() >= nextKill) {
-        nextKill += killEveryMs;
-        const renderer = engineRenderer();
-        if (renderer !== undefined) {
-          process.kill(renderer.pid, 'SIGKILL');
-          events.push({
-            seconds: Math.round(at() / 1000),
-            what: `renderer ${renderer.pid} killed (${mib(renderer.bytes)} MiB)`,
-          });
-          say(events.at(-1)!.what);
-        }
-      }
-      if (!restarted && Date.now() >= restartAt) {
-        restarted = true;
-        restarting = (async () => {
-          const old = relay!;
-          await stopRelay(old);
-          relay = await startRelay();
-          events.push({
-            seconds: Math.round(at() / 1000),
-            what: `relay restarted (pid ${old.pid} -> ${relay.pid})`,
-          });
-          say(events.at(-1)!.what);
-        })();
-        await restarting;
-      }
+    const faults = [
+      ...plan.killsMs.map((ms) => ({ ms, inject: killRenderer })),
+      { ms: plan.restartMs, inject: restartRelay },
+    ].sort((a, b) => a.ms - b.ms);
+    for (const fault of faults) {
+      await sleep(fault.ms - at());
+      await fault.inject();
     }
   })();
 
@@ -200,7 +241,7 @@ try {
     while (Date.now() < end) {
       const kind = soakKinds[turn % soakKinds.length]!;
       turn += clients;
-      const result = await runKind(base, kind, requestTimeoutMs);
+      const result = await runKind(base, kind, { timeoutMs: requestTimeoutMs, epoch });
       results.push(result);
       if (result.outcome === 'lost') say(`LOST ${result.kind}: ${result.detail}`);
       // While the relay is down, try again shortly rather than spin.
@@ -210,34 +251,33 @@ try {
     }
   };
   await Promise.all([chaos, ...Array.from({ length: clients }, (_, i) => client(i))]);
-  await restarting;
   clearInterval(sampler);
 } finally {
   if (relay !== undefined) await stopRelay(relay);
   log.end();
 }
 
-const count = (outcome: Outcome) => results.filter((r) => r.outcome === outcome).length;
 const report: SoakReport = {
   minutes,
   clients,
-  sent: results.length,
-  answered: count('answered'),
-  failed: count('failed'),
-  refused: count('refused'),
-  cut: count('cut'),
-  lost: count('lost'),
+  trafficMs: durationMs,
+  kinds: soakKinds.map((kind) => kind.name),
+  modelKinds: soakKinds.filter((kind) => kind.runsModel).map((kind) => kind.name),
+  plan,
+  ...outcomeCounts(results),
   results,
   events,
   samples,
 };
-const ok = report.lost === 0 && report.answered > 0;
-console.log(formatReport(report));
+const checks = soakChecks(report);
+const failed = checks.filter((check) => !check.passed).length;
+const ok = failed === 0;
+console.log(formatReport(report, checks));
 await mkdir(join(root.pathname, 'reports'), { recursive: true });
 // .ci/run adds these counts to its "N passed, N failed" line.
 await writeFile(
   join(root.pathname, values.out),
-  `${JSON.stringify({ ...report, numPassedTests: ok ? 1 : 0, numFailedTests: ok ? 0 : 1 }, null, 2)}\n`,
+  `${JSON.stringify({ ...report, checks, numPassedTests: checks.length - failed, numFailedTests: failed }, null, 2)}\n`,
 );
 if (ok) await rm(work, { recursive: true, force: true });
 else console.log(`kept ${work} (relay.log, profile) for a look`);

@@ -13,6 +13,8 @@ export type Outcome = 'answered' | 'failed' | 'refused' | 'cut' | 'lost';
 export interface SoakResult {
   kind: string;
   outcome: Outcome;
+  /** When it was sent, in milliseconds since the traffic began. */
+  sentMs: number;
   /** Milliseconds from sending to the end. */
   ms: number;
   /** Why it failed or was lost. */
@@ -102,6 +104,8 @@ function errorMessage(text: string): string | undefined {
 /** One kind of request: how it is sent and how its answer is judged complete. */
 interface Kind {
   name: string;
+  /** Whether it runs a model in the engine (a generation or an embedding). */
+  runsModel: boolean;
   method: string;
   path: string;
   body?: unknown;
@@ -127,6 +131,7 @@ const lastLine = (body: string) => body.trim().split('\n').at(-1) ?? '';
 export const soakKinds: readonly Kind[] = [
   {
     name: 'chat',
+    runsModel: true,
     method: 'POST',
     path: '/v1/chat/completions',
     body: { model: soakModels.chat, messages: user, max_tokens: 8 },
@@ -135,6 +140,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'chat-stream',
+    runsModel: true,
     method: 'POST',
     path: '/v1/chat/completions',
     body: { model: soakModels.chat, messages: user, max_tokens: 16, stream: true },
@@ -144,6 +150,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'ollama-stream',
+    runsModel: true,
     method: 'POST',
     path: '/api/chat',
     body: { model: soakModels.chat, messages: user, options: { num_predict: 16 } },
@@ -153,6 +160,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'anthropic-stream',
+    runsModel: true,
     method: 'POST',
     path: '/v1/messages',
     body: { model: soakModels.chat, messages: user, max_tokens: 16, stream: true },
@@ -162,6 +170,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'tools',
+    runsModel: true,
     method: 'POST',
     path: '/v1/chat/completions',
     body: {
@@ -177,6 +186,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'embeddings',
+    runsModel: true,
     method: 'POST',
     path: '/v1/embeddings',
     body: { model: soakModels.embed, input: ['a tide', 'the moon'] },
@@ -187,6 +197,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'ollama-embed',
+    runsModel: true,
     method: 'POST',
     path: '/api/embed',
     body: { model: soakModels.embed, input: 'a tide' },
@@ -195,6 +206,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'disconnect',
+    runsModel: true,
     method: 'POST',
     path: '/v1/chat/completions',
     body: { model: soakModels.chat, messages: user, max_tokens: 64, stream: true },
@@ -203,6 +215,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'bad-input',
+    runsModel: false,
     method: 'POST',
     path: '/api/generate',
     body: '['.repeat(100_000) + ']'.repeat(100_000),
@@ -211,6 +224,7 @@ export const soakKinds: readonly Kind[] = [
   },
   {
     name: 'models',
+    runsModel: false,
     method: 'GET',
     path: '/v1/models',
     complete: (status, body) =>
@@ -218,8 +232,20 @@ export const soakKinds: readonly Kind[] = [
   },
 ];
 
+/** How {@link runKind} sends. */
+export interface RunKindOptions {
+  /** Milliseconds without a byte before the request counts as lost. */
+  timeoutMs: number;
+  /** When the traffic began (`Date.now()`), the zero of `sentMs`. */
+  epoch: number;
+}
+
 /** Sends one request of `kind` to the relay at `base` and judges how it ended. */
-export async function runKind(base: URL, kind: Kind, timeoutMs: number): Promise<SoakResult> {
+export async function runKind(
+  base: URL,
+  kind: Kind,
+  { timeoutMs, epoch }: RunKindOptions,
+): Promise<SoakResult> {
   const started = Date.now();
   const body =
     kind.body === undefined
@@ -234,6 +260,7 @@ export async function runKind(base: URL, kind: Kind, timeoutMs: number): Promise
   const result = (outcome: Outcome, detail?: string): SoakResult => ({
     kind: kind.name,
     outcome,
+    sentMs: started - epoch,
     ms: Date.now() - started,
     ...(detail === undefined ? {} : { detail }),
   });

@@ -4,7 +4,7 @@
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import stockGlueCode from '@wllama/wllama/src/wasm/wllama.js?raw';
 import { WllamaAbortError } from '@wllama/wllama/esm/index.js';
-import { createRouter } from './api/index.js';
+import { createRouter, pruneUploads } from './api/index.js';
 import { servePort } from './bridge/index.js';
 import { createEngineSwitch, createWebLlmEngine, createWllamaEngine } from './engine/index.js';
 import { cpuBuildByDefault, lmtabCpuBuild } from './cpu-build-files.js';
@@ -59,8 +59,10 @@ self.onmessage = (event: MessageEvent<WorkerMessage>) => {
   const message = event.data;
   if (message.type === 'init') {
     const store = createIdbModelStore();
-    // The engine host before this one may have died mid-upload: its chunks have no record.
+    // The engine host before this one may have died mid-upload: its chunks have no record. And
+    // uploads no create used within their hour go, as Ollama prunes unused blobs at its start.
     void store.sweepOrphanChunks().catch(() => undefined);
+    void pruneUploads(store).catch(() => undefined);
     const gguf = createWllamaEngine({
       store,
       wasmUrl,

@@ -4,14 +4,16 @@
 # libraries of the npm package @node-llama-cpp/linux-x64-vulkan (same node-llama-cpp release, so
 # the same llama.cpp), so no Vulkan SDK or shader compiler is needed here. The libraries load their
 # backends (Vulkan, and a CPU one per x86 level) from beside the binary at run time.
-# Output: bench/.cache/gpu/vulkan/{llama-bench,lib*.so,info.json}. Usage: bench/gpu/build-vulkan-bench.sh
+# Output: OUT/{llama-bench,lib*.so,info.json}, OUT the first argument (default bench/.cache/gpu/vulkan;
+# the packer passes the machine cache's). Built again only when its stamp (the pins, the flags and
+# this script) changes. Usage: bench/gpu/build-vulkan-bench.sh [OUT]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/wasm/source.env"
 SRC="$ROOT/bench/.cache/native/llama.cpp"
-OUT="$ROOT/bench/.cache/gpu/vulkan"
+OUT="${1:-$ROOT/bench/.cache/gpu/vulkan}"
 FLAGS=(-O2 -DNDEBUG -std=c++17)
-stamp="node-llama-cpp@$NODE_LLAMA_CPP_VERSION $LLAMA_CPP_COMMIT ${FLAGS[*]}"
+stamp="node-llama-cpp@$NODE_LLAMA_CPP_VERSION $LLAMA_CPP_COMMIT ${FLAGS[*]} $(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
 if [[ -x "$OUT/llama-bench" && "$(cat "$OUT/.built" 2>/dev/null)" == "$stamp" ]]; then
   exit 0
 fi

@@ -189,12 +189,14 @@ export function summarizeGpuRun(run: GpuRun): string {
     run.vulkanDevice ||
     run.webgpu.adapter.description;
   const reps = run.webgpu.runs[0]?.prompt.tokPerSec.length ?? 0;
+  const promptTokens = run.nativeVulkan.find((r) => r.n_prompt > 0)?.n_prompt ?? 0;
+  const decodeTokens = run.nativeVulkan.find((r) => r.n_gen > 0)?.n_gen ?? 0;
   const lines = [
     `GPU bench ${system.dryRun ? 'dry run ' : ''}of ${system.date.slice(0, 10)}: ${gpu}; host ${system.cpu} (${system.cores} cores), ${system.kernel}.`,
     `WebGPU: lmtab's engine on wllama ${String(system.bundle.wllama ?? '')}'s stock build in Node ${String(system.bundle.node ?? '')} + Dawn (npm webgpu@${String(system.bundle.dawn ?? '')}), adapter "${run.webgpu.adapter.description}", flags \`${run.webgpu.dawnFlags.join(' ')}\`.`,
     `Native: llama.cpp ${String(system.bundle.llamaCpp ?? '')} llama-bench${run.vulkanDevice ? ` on ${run.vulkanDevice}` : ''}.`,
     '',
-    `Tokens per second, prompt (512 tokens) / decode (128 tokens); native: llama-bench's average, WebGPU: ${reps === 1 ? 'one run' : `median of ${reps} runs`}.`,
+    `Tokens per second, prompt (${promptTokens} tokens) / decode (${decodeTokens} tokens); native: llama-bench's average, WebGPU: ${reps === 1 ? 'one run' : `median of ${reps} runs`}.`,
     '',
     `| model | native Vulkan |${run.nativeCuda ? ' native CUDA |' : ''} lmtab WebGPU in Node + Dawn | WebGPU / Vulkan | layers on the GPU, graph splits |`,
     `|---|---:|${run.nativeCuda ? '---:|' : ''}---:|---:|---|`,

@@ -2,7 +2,7 @@
 //   --pack      writes the GPU bench bundle into bench/.cache/gpu/bundle (size-gated)
 //   --dry-run   packs, then runs the bundle's run.sh end to end here on lavapipe with the tiny
 //               models, checks what it wrote, and reports to reports/bench-gpu.json (CI sums it)
-//   --fold DIR  a GPU machine's results: bench/results/gpu-*.json, gpu-latest.md, the README
+//   --fold DIR  a GPU run into bench/results/gpu-*.json, gpu-latest.md and docs/performance.md
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -16,13 +16,12 @@ import {
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureWebgpu, webgpuEnv } from '../../tests/support/webgpu/ensure-webgpu.mjs';
-import { replaceReadmeSection } from '../report.js';
+import { performancePage, replaceDocSection } from '../report.js';
 import { gpuRunProblems, readGpuRun, summarizeGpuRun } from './gpu-report.js';
 import { packGpuBundle, sizeLimitBytes, type PackResult } from './pack.js';
 
 // npm runs scripts from the repository's root (this file runs bundled, from bench/.cache).
 const root = process.cwd();
-const webgpuCache = join(root, 'tests/.cache/webgpu');
 const bundleDir = join(root, 'bench/.cache/gpu/bundle');
 const log = (line: string) => process.stdout.write(line + '\n');
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -50,7 +49,7 @@ interface Check {
 
 async function dryRun(): Promise<boolean> {
   const checks: Check[] = [];
-  const installed = ensureWebgpu({ cacheDir: webgpuCache, log });
+  const installed = ensureWebgpu({ log });
   const { fits, result } = await pack();
   checks.push({
     name: 'the bundle and the tracked tree fit 63 MiB',
@@ -125,12 +124,9 @@ function fold(dir: string): void {
   const results = join(root, 'bench/results');
   writeFileSync(join(results, name), JSON.stringify(run, null, 2) + '\n');
   writeFileSync(join(results, 'gpu-latest.md'), summary);
-  const readme = join(root, 'README.md');
-  writeFileSync(
-    readme,
-    replaceReadmeSection(readFileSync(readme, 'utf8'), summary.trim(), 'bench-gpu'),
-  );
-  log(`wrote bench/results/${name}, gpu-latest.md and the README's GPU section`);
+  const page = join(root, performancePage);
+  writeFileSync(page, replaceDocSection(readFileSync(page, 'utf8'), summary.trim(), 'bench-gpu'));
+  log(`wrote bench/results/${name}, gpu-latest.md and ${performancePage}'s GPU section`);
 }
 
 async function main(): Promise<number> {

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { machineCacheDir } from '../../tests/support/machine-cache.mjs';
 import {
   aptDownload,
   ensureWebgpu,
@@ -158,15 +159,15 @@ function filesUnder(dir: string): Record<string, number> {
  */
 export async function packGpuBundle(options: PackOptions): Promise<PackResult> {
   const { root, dir, log } = options;
-  const cache = join(root, 'bench/.cache/gpu');
+  // What depends only on pinned versions (the native build, the compressed parts, the system
+  // libraries) is kept in the machine's cache, so a fresh clone packs without rebuilding them.
+  const cache = machineCacheDir('gpu-bench');
   const parts = join(cache, 'parts');
-  const installed = ensureWebgpu({
-    cacheDir: join(root, 'tests/.cache/webgpu'),
-    lavapipe: false,
-    log,
-  });
+  const installed = ensureWebgpu({ lavapipe: false, log });
   log('bench:gpu: building the native Vulkan llama-bench (bench/gpu/build-vulkan-bench.sh)...');
-  execFileSync('bash', [join(root, 'bench/gpu/build-vulkan-bench.sh')], { stdio: 'inherit' });
+  execFileSync('bash', [join(root, 'bench/gpu/build-vulkan-bench.sh'), join(cache, 'vulkan')], {
+    stdio: 'inherit',
+  });
   const vulkan = join(cache, 'vulkan');
   const vulkanInfo = JSON.parse(readFileSync(join(vulkan, 'info.json'), 'utf8'));
   const libs = join(cache, 'system-libraries');
@@ -185,7 +186,7 @@ export async function packGpuBundle(options: PackOptions): Promise<PackResult> {
       .map((line) => line.split('=') as [string, string]),
   );
 
-  log('bench:gpu: compressing (once per version, kept in bench/.cache/gpu/parts)...');
+  log(`bench:gpu: compressing (once per version, kept in ${parts})...`);
   const node = part(parts, 'node.xz', webgpuPins.node, (out) => {
     const stripped = `${out}.node`;
     copyFileSync(installed.node, stripped);

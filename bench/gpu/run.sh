@@ -2,9 +2,9 @@
 # lmtab's GPU bench, the one script of the bundle `npm run bench:gpu -- --pack` writes. Needs Linux
 # x86-64 with glibc 2.34 or newer, Python 3, a Vulkan driver (NVIDIA's is found at its container and
 # standard paths) and no network. Writes LFM2-shaped models into models/ and at most 8 files into
-# results/ (or --out DIR): native Vulkan llama-bench (prompt 512, decode 128), lmtab's engine on
-# wllama's stock WebGPU build in Node 24 + Dawn with NVIDIA's f16 toggle, once more without it (the
-# CPU fallback), and a summary.
+# results/ (or --out DIR): native Vulkan llama-bench (prompt 512, decode 128; the dry run 32, 8),
+# lmtab's engine on wllama's stock WebGPU build in Node 24 + Dawn with NVIDIA's f16 toggle, once
+# more without it (the CPU fallback), and a summary.
 # Usage: ./run.sh [--dry-run] [--out DIR]    (--dry-run: the tiny models, as CI runs it on lavapipe)
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -51,13 +51,19 @@ rm -f "$OUT"/*
 "$NODE" "$HERE/tool.mjs" system --out "$OUT/system.json" $([[ $DRY == 1 ]] && echo --dry-run) ||
   failed+=(system)
 
-# The dry run measures once: lavapipe is slow, and its figures mean nothing.
+# The dry run proves that every step runs, not speeds: lavapipe is slow and its figures mean
+# nothing, so it measures once, on short prompts and answers (prompt 512 and decode 128 on lavapipe
+# took 722 s of native llama-bench alone).
 if [[ $DRY == 1 ]]; then
   specs=(tiny:Q4_K_M tiny:Q8_0)
   REPS=1
+  PROMPT=32
+  DECODE=8
 else
   specs=(350M:Q4_K_M 350M:Q8_0 1.2B:Q4_K_M 1.2B:Q8_0)
   REPS=3
+  PROMPT=512
+  DECODE=128
 fi
 step "writing ${#specs[@]} models (each with every core)"
 models=()
@@ -75,21 +81,22 @@ step "native Vulkan llama-bench"
 [[ $DRY == 1 ]] && export GGML_VK_VISIBLE_DEVICES=0
 bench_args=()
 for file in "${models[@]}"; do bench_args+=(-m "$file"); done
-"$HERE/native/llama-bench" "${bench_args[@]}" -p 512 -n 128 -r "$REPS" -ngl 99 -o json \
+"$HERE/native/llama-bench" "${bench_args[@]}" -p "$PROMPT" -n "$DECODE" -r "$REPS" -ngl 99 -o json \
   >"$OUT/native-vulkan.json" 2>"$OUT/native-vulkan.log" || failed+=(native-vulkan)
 grep -m1 'ggml_vulkan: 0 = ' "$OUT/native-vulkan.log" || true
 
 list="$(IFS=,; echo "${models[*]}")"
 step "lmtab WebGPU in Node + Dawn, with vulkan_enable_f16_on_nvidia"
 "$NODE" "$HERE/tool.mjs" webgpu --models "$list" --out "$OUT/webgpu-f16-toggle.json" \
-  --dawn-flags backend=vulkan,enable-dawn-features=vulkan_enable_f16_on_nvidia --reps "$REPS" ||
+  --dawn-flags backend=vulkan,enable-dawn-features=vulkan_enable_f16_on_nvidia \
+  --prompt "$PROMPT" --decode "$DECODE" --reps "$REPS" ||
   failed+=(webgpu)
 
 # Without the toggle NVIDIA's driver shows Dawn no shader-f16 and lmtab falls back to the CPU: a short
 # run on the first model shows it. The dry run's lavapipe has shader-f16 anyway, so it is hidden there.
 step "lmtab WebGPU in Node + Dawn, without the toggle"
 "$NODE" "$HERE/tool.mjs" webgpu --models "${models[0]}" --out "$OUT/webgpu-no-toggle.json" \
-  --dawn-flags backend=vulkan --prompt 64 --decode 16 --reps 1 \
+  --dawn-flags backend=vulkan --prompt "$((PROMPT < 64 ? PROMPT : 64))" --decode "$((DECODE < 16 ? DECODE : 16))" --reps 1 \
   $([[ $DRY == 1 ]] && echo --hide-features shader-f16) || failed+=(webgpu-no-toggle)
 
 step "summary"

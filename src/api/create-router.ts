@@ -54,7 +54,7 @@ export function createRouter(options: RouterOptions): Router {
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
-  const projectorUploads = createProjectorUploads();
+  const projectorUploads = createProjectorUploads({ clock });
   const responses = options.responses ?? createMemoryResponseStore();
   const injected = options.fetch;
   // Called unbound: browsers refuse `fetch` called as a method of another object.

@@ -64,11 +64,15 @@ describe('the error table', () => {
     }
   });
 
-  it('is the README’s table, row for row', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('is docs/errors.md’s table and list, row for row', () => {
+    const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const list = page.replace(/\n +/g, ' '); // a meaning may wrap onto indented lines
+    const cell = (text: string) => ` +${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +\\|`;
     for (const code of codes) {
-      const { status, exitStatus } = errorTable[code];
-      expect(readme).toMatch(new RegExp(`\\| \`${code}\` +\\| ${status} +\\| ${exitStatus} +\\|`));
+      const { status, exitStatus, openAiType, anthropicType, meaning } = errorTable[code];
+      const row = [`\`${code}\``, status, exitStatus, `\`${openAiType}\``, `\`${anthropicType}\``];
+      expect(page).toMatch(new RegExp(`^\\|${row.map((c) => cell(String(c))).join('')}$`, 'm'));
+      expect(list).toContain(`- \`${code}\`: ${meaning}\n`);
     }
   });
 

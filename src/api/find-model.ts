@@ -2,7 +2,7 @@ import { LmtabError } from '../errors/index.js';
 import { checkModelName } from './check-model-name.js';
 import { isStagedBlob } from './ollama/blob-digest.js';
 import { DEFAULT_QUANTIZATION, nearestQuantization } from '../hub/index.js';
-import { isComplete } from '../store/index.js';
+import { isComplete, isHubPull } from '../store/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
 
 const maxListed = 10;
@@ -64,11 +64,7 @@ async function findHubDefault(store: ModelStore, id: string): Promise<ModelRecor
   const repo = untaggedHubName.exec(id)?.[1]?.toLowerCase();
   if (repo === undefined) return undefined;
   const stored = (await store.list()).filter(
-    (record) =>
-      record.source.kind === 'hub' &&
-      record.source.repo.toLowerCase() === repo &&
-      record.customization === undefined &&
-      isComplete(record),
+    (record) => isHubPull(record, repo) && isComplete(record),
   );
   const level = (record: ModelRecord) =>
     record.source.kind === 'hub' ? record.source.quantization : '';

@@ -3,6 +3,8 @@
 export { createRouter } from './create-router.js';
 export type { Router, RouterHandleOptions, RouterOptions } from './create-router.js';
 export type { HubAccess } from './route-context.js';
+export { pruneUploads } from './ollama/prune-uploads.js';
+export type { PruneUploadsOptions } from './ollama/prune-uploads.js';
 export { customizeRequest } from './customize-request.js';
 export type { CustomizeRequestOptions } from './customize-request.js';
 export { assertEnforceableSchema } from './assert-enforceable-schema.js';

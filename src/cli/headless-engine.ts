@@ -201,6 +201,12 @@ export function createHeadlessEngine(options: HeadlessEngineOptions): HeadlessEn
         nvidia: options.nvidia ?? hasNvidiaGpu(),
         extra: options.args ?? chromiumArgsFromEnv(process.env),
       }),
+      // lmtab serve stops in its own order (the relay drains, answers in progress finish, then
+      // the engine closes). Playwright's own signal handlers closed Chromium at the first SIGTERM
+      // or Ctrl+C, cutting every answer in flight at once (seen by the soak: streams failed 0.2 s
+      // after the relay's SIGTERM).
+      handleSIGTERM: false,
+      handleSIGINT: false,
     });
     const storage = options.storage ?? headlessStorage(process.env);
     if (Object.keys(storage).length > 0) {

@@ -87,7 +87,7 @@ function action<A extends unknown[]>(run: (context: CliContext, ...args: A) => P
   };
 }
 
-const hostHelp = `Environment:\n  LMTAB_HOST     the relay to talk to (default ${defaultRelayHost}:${defaultRelayPort}); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine\n  LMTAB_API_KEY  the key the relay requires (serve) and the commands send\n  LMTAB_HOME     lmtab's folder: browser profile, relay secret and key, log (default ~/.lmtab)`;
+const hostHelp = `Environment:\n  LMTAB_HOST     the relay to talk to (default ${defaultRelayHost}:${defaultRelayPort}); host, host:port or http://host:port\n  LMTAB_BROWSER  the Chrome or Chromium that runs the headless engine\n  LMTAB_THREADS  CPU threads of the headless engine (serve --headless; default every core)\n  LMTAB_API_KEY  the key the relay requires (serve) and the commands send\n  LMTAB_HOME     lmtab's folder: browser profile, relay secret and key, log (default ~/.lmtab)`;
 
 const program = new Command()
   .name('lmtab')

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { headlessStorage } from '../cloud/index.js';
 import { toLmtabError } from '../errors/index.js';
 import {
   createRelay,
@@ -64,7 +65,10 @@ export async function serveCommand(
   let headless: HeadlessEngine | undefined;
   if (options.headless) {
     let executablePath: string;
+    let storage: Record<string, string>;
     try {
+      // Read at start: a bad LMTAB_THREADS stops serve here, not at the engine's first start.
+      storage = headlessStorage(process.env);
       executablePath = findBrowser();
     } catch (error) {
       process.stderr.write(`lmtab: ${toLmtabError(error).message}\n`);
@@ -73,6 +77,7 @@ export async function serveCommand(
     headless = createHeadlessEngine({
       executablePath,
       profileDir: resolve(options.profileDir),
+      storage,
       log: (line) => say(`lmtab: ${line}`),
     });
   }
@@ -137,7 +142,7 @@ export async function serveCommand(
     }
   }
   // The link carries the engine secret: the page keeps it, and no other local program can ask
-  // the relay for it (see README, Trust model).
+  // the relay for it (see docs/security.md, Trust model).
   const link = relay.appUrl(new URL(shown).origin);
   if (headless) say('lmtab: a headless engine starts with the first API request');
   say(

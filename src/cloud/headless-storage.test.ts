@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadHubSettings } from '../hub/index.js';
 import { loadEngineSettings } from '../engine/index.js';
 import { chromiumArgsFromEnv } from './chromium-args.js';
-import { ENGINE_SETTINGS_KEY, headlessStorage, HUB_SETTINGS_KEY } from './headless-storage.js';
+import {
+  ENGINE_SETTINGS_KEY,
+  engineThreadsFromEnv,
+  headlessStorage,
+  HUB_SETTINGS_KEY,
+} from './headless-storage.js';
 
 const original = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
 
@@ -39,6 +44,19 @@ describe('headlessStorage', () => {
     expect(loadHubSettings()).toEqual({ endpoint: 'http://hub.test' });
     expect(loadEngineSettings()).toEqual({ contextLength: 2048, parallel: 2 });
     expect(Object.keys(storage)).toEqual([HUB_SETTINGS_KEY, ENGINE_SETTINGS_KEY]);
+  });
+
+  it('gives the engine the threads of LMTAB_THREADS, and refuses a count that is not one', () => {
+    useStorage(headlessStorage({ LMTAB_THREADS: ' 1 ' }));
+    expect(loadEngineSettings()).toEqual({ threads: 1 });
+    useStorage(headlessStorage({ LMTAB_THREADS: '3' }, { contextLength: 2048, parallel: 2 }));
+    expect(loadEngineSettings()).toEqual({ contextLength: 2048, parallel: 2, threads: 3 });
+    expect(headlessStorage({ LMTAB_THREADS: '' })).toEqual({});
+    for (const bad of ['0', '1.5', 'two', '-1', '257']) {
+      expect(() => engineThreadsFromEnv({ LMTAB_THREADS: bad })).toThrow(
+        `LMTAB_THREADS: expected a whole number of threads from 1 to 256, received "${bad}"`,
+      );
+    }
   });
 });
 

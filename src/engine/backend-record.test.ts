@@ -24,6 +24,17 @@ describe('BackendRecord', () => {
     expect(record.offloaded()).toEqual({ layers: 17, of: 17 });
   });
 
+  it("keeps the vision projector's backend and graph splits", () => {
+    const record = new BackendRecord(new LogRing(10));
+    record.push('mtmd_subcontext: using WebGPU backend');
+    record.push('clip_model_loader: model name:   mmproj-tiny-lfm2-vl');
+    record.push('reserve_compute_meta: graph splits = 1, nodes = 102');
+    expect(record.lines()).toEqual([
+      'mtmd_subcontext: using WebGPU backend',
+      'reserve_compute_meta: graph splits = 1, nodes = 102',
+    ]);
+  });
+
   it('tells once that the GPU device is gone, from the watch or from llama.cpp', () => {
     const onGpuLost = vi.fn();
     const record = new BackendRecord(new LogRing(10), { onGpuLost });

@@ -9,6 +9,9 @@ const backendPatterns = [
   /ggml_webgpu: /,
   /nodes = [\d,]+, splits = \d+/,
   /\bWebGPU\b.* buffer size/,
+  // The projector's backend and its graph (llama.cpp's mtmd: clip's own scheduler).
+  /mtmd_subcontext: using /,
+  /reserve_compute_meta: graph splits = \d+/,
   new RegExp(`^${gpuWatchPrefix}`),
 ];
 

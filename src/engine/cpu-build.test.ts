@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cpuWorkerResources, kernelLogLines, kernelsFromLog } from './cpu-build.js';
+import { cpuWorkerResources, kernelsFromLog } from './cpu-build.js';
+import { kernelLogLines } from './kernel-log-lines.js';
 import type { EngineInfo } from './engine.js';
 
 const cpuPlan: EngineInfo = {

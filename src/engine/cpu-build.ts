@@ -1,5 +1,6 @@
 import { Wllama, type WllamaConfig } from '@wllama/wllama/esm/index.js';
 import type { EngineInfo } from './engine.js';
+import { kernelLogLines } from './kernel-log-lines.js';
 import type { Memory64Resources } from './memory64-build.js';
 
 /**
@@ -134,16 +135,6 @@ export function cpuWorkerResources(
 function absoluteUrl(url: string): string {
   return new URL(url, globalThis.location?.href).href;
 }
-
-/**
- * The lines the CPU build's glue logs at a load (`kernelLogLines` in `wasm/glue-patches.mjs`): with
- * relaxed SIMD, lmtab's own Q8_0, Q4_K and Q6_K dot products and Q8_0 to-float (`wasm/kernels/`) run;
- * without, ggml's.
- */
-export const kernelLogLines = {
-  relaxed: 'lmtab-kernels: relaxed SIMD dot products for Q8_0, Q4_K and Q6_K, SIMD Q8_0 to floats',
-  ggml: "lmtab-kernels: this browser has no relaxed SIMD; ggml's own dot products run",
-} as const;
 
 /** Which K-quant kernels a load's log says run (see {@link EngineInfo.kernels}). */
 export function kernelsFromLog(log: readonly string[]): EngineInfo['kernels'] {

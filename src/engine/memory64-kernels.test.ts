@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { kernelLogLines } from './cpu-build.js';
+import { kernelLogLines } from './kernel-log-lines.js';
 import {
   findMemory64KernelSlots,
   memory64KernelLogLines,

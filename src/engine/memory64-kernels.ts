@@ -11,7 +11,7 @@
  * names) or the browser has no relaxed SIMD, ggml's generic kernels stay and the log says why.
  */
 
-import { kernelLogLines } from './cpu-build.js';
+import { kernelLogLines } from './kernel-log-lines.js';
 import { WasmReader } from './wasm-reader.js';
 
 /** Each kernel's export and the stock build's function it replaces, with its wasm64 type. */

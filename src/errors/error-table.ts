@@ -8,7 +8,7 @@ export interface ErrorRow {
   anthropicType: string;
   /** The `lmtab` command's exit status when it fails with this code. */
   exitStatus: number;
-  /** What the code means, in one sentence (the README's table says the same). */
+  /** What the code means, in one sentence (docs/errors.md says the same). */
   meaning: string;
 }
 
@@ -220,7 +220,8 @@ export type LmtabErrorCode = keyof typeof rows;
 
 /**
  * Every error code with its status, per-protocol types and exit status: the one place they are
- * defined. Protocol encoders, the transports, the CLI and the README's table read it.
+ * defined. Protocol encoders, the transports and the CLI read it; a test checks docs/errors.md
+ * against it.
  */
 export const errorTable: Readonly<Record<LmtabErrorCode, ErrorRow>> = rows;
 

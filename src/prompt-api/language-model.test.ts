@@ -1,11 +1,53 @@
 import { describe, expect, it } from 'vitest';
 import { createLanguageModelClass } from './language-model.js';
 
+/** A body that arrives in exactly these pieces (strings, or raw bytes to split a character). */
+function pieces(...parts: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) {
+        controller.enqueue(typeof part === 'string' ? encoder.encode(part) : part);
+      }
+      controller.close();
+    },
+  });
+}
+
+/** lmtab's error answers, byte for byte: OpenAI's body on `/v1`, Ollama's and a code header on `/api`. */
+const openAiError = (status: number, code: string, message: string) =>
+  new Response(JSON.stringify({ error: { message, type: 'x', param: null, code } }), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+const nativeError = (status: number, code: string, message: string) =>
+  new Response(JSON.stringify({ error: message }), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'X-Lmtab-Error-Code': code },
+  });
+const sse = (...parts: (string | Uint8Array)[]) =>
+  new Response(pieces(...parts), { headers: { 'Content-Type': 'text/event-stream' } });
+const delta = (text: string) => JSON.stringify({ choices: [{ delta: { content: text } }] });
+
+async function read(stream: ReadableStream<string>): Promise<string[]> {
+  const chunks: string[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<string>) chunks.push(chunk);
+  return chunks;
+}
+
+async function session(answers: Parameters<typeof fakeLmtab>[1]) {
+  const { fetch } = fakeLmtab(['completion'], answers);
+  return createLanguageModelClass({ baseUrl: 'http://lmtab.test', model: 'tiny', fetch }).create();
+}
+
 /**
  * A fetch that records each request and answers as lmtab's API would, for a stored `tiny` with
  * `capabilities` (`/api/show`'s).
  */
-function fakeLmtab(capabilities = ['completion']) {
+function fakeLmtab(
+  capabilities = ['completion'],
+  answers: Record<string, (body: Record<string, unknown> | undefined) => Response> = {},
+) {
   const requests: { path: string; body: Record<string, unknown> | undefined }[] = [];
   const json = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), {
@@ -18,6 +60,8 @@ function fakeLmtab(capabilities = ['completion']) {
       ? (JSON.parse(String(init.body)) as Record<string, unknown>)
       : undefined;
     requests.push({ path, body });
+    const answer = answers[path];
+    if (answer) return answer(body);
     if (path === '/v1/models') return json({ data: [{ id: 'tiny' }] });
     if (path === '/api/show') {
       return json({ model_info: { 'lfm2.context_length': 128 }, capabilities });
@@ -210,5 +254,180 @@ describe("lmtab's LanguageModel", () => {
     await expect(
       session.prompt([{ role: 'user', content: [{ type: 'image', value: 42 }] }]),
     ).rejects.toMatchObject({ name: 'TypeError' });
+  });
+});
+
+describe("lmtab's LanguageModel on lmtab's stream decoders", () => {
+  it('reads an SSE answer split on CR LF pairs and across chunk boundaries, a character split too', async () => {
+    const accented = new TextEncoder().encode(`data: ${delta('é')}\r\n\r\n`);
+    // Between the two bytes of é.
+    const half = accented.indexOf(0xc3) + 1;
+    const model = await session({
+      '/v1/chat/completions': () =>
+        sse(
+          `data: ${delta('Hel')}\r\n\r\ndata: ${delta('lo')}\r`,
+          `\n\r\ndata: {"choices":[{"delta":`,
+          `{"content":" wor"}}]}\r\n`,
+          `\r\n`,
+          accented.subarray(0, half),
+          accented.subarray(half),
+          `data: ${JSON.stringify({ choices: [], usage: { total_tokens: 9 } })}\r\n\r\n`,
+          'data: [DONE]\r\n\r\n',
+        ),
+    });
+    expect(await read(model.promptStreaming('Hi'))).toEqual(['Hel', 'lo', ' wor', 'é']);
+    expect(model.contextUsage).toBe(9);
+  });
+
+  it('reads /api/pull progress lines split anywhere, and an error line as a NetworkError with its code', async () => {
+    const progress: number[] = [];
+    const pulled = fakeLmtab(['completion'], {
+      '/api/pull': () =>
+        new Response(
+          pieces('{"status":"pulling","completed":1,', '"total":4}\r\n{"status":"success"}'),
+        ),
+    });
+    await createLanguageModelClass({
+      baseUrl: 'http://lmtab.test',
+      model: 'gone',
+      fetch: pulled.fetch,
+    }).create({
+      monitor: (m) =>
+        m.addEventListener('downloadprogress', (e) => progress.push((e as ProgressEvent).loaded)),
+    });
+    expect(progress).toEqual([0, 0.25, 1]);
+    const broken = fakeLmtab(['completion'], {
+      '/api/pull': () =>
+        new Response(
+          pieces(
+            '{"completed":1,"total":4}\n{"error":"The hub broke off.","code":"download_failed"}\n',
+          ),
+        ),
+    });
+    const failed = await createLanguageModelClass({
+      baseUrl: 'http://lmtab.test',
+      model: 'gone',
+      fetch: broken.fetch,
+    })
+      .create()
+      .catch((caught: unknown) => caught);
+    expect(failed).toMatchObject({
+      name: 'NetworkError',
+      message: 'The download failed (download_failed): The hub broke off.',
+      cause: { code: 'download_failed' },
+    });
+  });
+});
+
+describe("lmtab's LanguageModel stream cancel", () => {
+  it('cancelling a stream that waits on its next token ends at once and aborts the request', async () => {
+    let sent: AbortSignal | undefined;
+    const { fetch } = fakeLmtab();
+    const LanguageModel = createLanguageModelClass({
+      baseUrl: 'http://lmtab.test',
+      model: 'tiny',
+      fetch: ((url: string, init?: RequestInit) => {
+        if (!url.endsWith('/v1/chat/completions')) return fetch(url, init);
+        sent = init?.signal ?? undefined;
+        // One token, then nothing: the body stays open until the request is aborted.
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(`data: ${delta('Hel')}\n\n`));
+            sent?.addEventListener('abort', () => controller.error(sent?.reason));
+          },
+        });
+        return Promise.resolve(
+          new Response(body, { headers: { 'Content-Type': 'text/event-stream' } }),
+        );
+      }) as typeof globalThis.fetch,
+    });
+    const model = await LanguageModel.create();
+    const reader = model.promptStreaming('Hi').getReader();
+    expect(await reader.read()).toEqual({ value: 'Hel', done: false });
+    const pending = reader.read();
+    await reader.cancel();
+    expect(await pending).toEqual({ value: undefined, done: true });
+    expect(sent?.aborted).toBe(true);
+  });
+});
+
+describe("lmtab's LanguageModel errors by lmtab's code", () => {
+  const overflow = 'The prompt has 300 tokens; the context holds 128.';
+
+  it.each([
+    ['context_length_exceeded', 400, 'QuotaExceededError'],
+    ['invalid_request', 400, 'NotSupportedError'],
+    ['engine_busy', 503, 'OperationError'],
+    ['engine_failure', 500, 'OperationError'],
+    ['model_not_found', 404, 'OperationError'],
+  ])('an answer with %s (HTTP %i) becomes %s, code kept', async (code, status, name) => {
+    const model = await session({
+      '/v1/chat/completions': () => openAiError(status, code, 'It failed.'),
+    });
+    const error = await model.prompt('Hi').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DOMException);
+    expect(error).toMatchObject({
+      name,
+      message: `lmtab answered ${code}: It failed.`,
+      cause: { code },
+    });
+  });
+
+  it("a context overflow is a QuotaExceededError with the session's context window as its quota", async () => {
+    const model = await session({
+      '/v1/chat/completions': () => openAiError(400, 'context_length_exceeded', overflow),
+    });
+    const error = await model.prompt('Hi').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'QuotaExceededError', quota: 128, requested: null });
+    // The same from a streamed prompt, refused before its stream began or in an error event.
+    const streamed = await read(model.promptStreaming('Hi')).catch((caught: unknown) => caught);
+    expect(streamed).toMatchObject({
+      name: 'QuotaExceededError',
+      cause: { code: 'context_length_exceeded' },
+    });
+    const midway = await session({
+      '/v1/chat/completions': () =>
+        sse(
+          `data: ${delta('Hel')}\n\n`,
+          `data: ${JSON.stringify({ error: { message: overflow, type: 'x', param: null, code: 'context_length_exceeded' } })}\n\n`,
+        ),
+    });
+    const failed = await read(midway.promptStreaming('Hi')).catch((caught: unknown) => caught);
+    expect(failed).toMatchObject({
+      name: 'QuotaExceededError',
+      message: `lmtab answered context_length_exceeded: ${overflow}`,
+    });
+  });
+
+  it('an error event midway with another code is an OperationError, code kept', async () => {
+    const model = await session({
+      '/v1/chat/completions': () =>
+        sse(
+          `data: ${JSON.stringify({ error: { message: 'Lost.', type: 'x', param: null, code: 'no_engine' } })}\n\n`,
+        ),
+    });
+    const error = await read(model.promptStreaming('Hi')).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'OperationError', cause: { code: 'no_engine' } });
+  });
+
+  it("reads the code of /api's answers from their header, and an answer without one as unexpected_response", async () => {
+    const { fetch } = fakeLmtab(['completion'], {
+      '/api/generate': () => nativeError(404, 'model_not_found', 'No model tiny.'),
+    });
+    const LanguageModel = createLanguageModelClass({
+      baseUrl: 'http://lmtab.test',
+      model: 'tiny',
+      fetch,
+    });
+    await expect(LanguageModel.create()).rejects.toMatchObject({
+      name: 'OperationError',
+      message: 'lmtab answered model_not_found: No model tiny.',
+      cause: { code: 'model_not_found' },
+    });
+    const model = await session({
+      '/v1/chat/completions': () => new Response('Bad request (a proxy)', { status: 400 }),
+    });
+    const error = await model.prompt('Hi').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'OperationError', cause: { code: 'unexpected_response' } });
   });
 });

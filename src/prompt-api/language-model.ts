@@ -13,7 +13,11 @@
  * `expectedInputs` as Chrome asks. Tools are not offered yet: `availability` answers `unavailable`
  * for them and `create` refuses them.
  */
+import { LmtabError, readErrorAnswer } from '../errors/index.js';
+import { readNdjson, readSseJson } from '../streams/index.js';
 import { audioPart, imagePart, MediaValueError, type MediaPart } from './media-values.js';
+import { asPromptApiError, domError, promptApiError } from './prompt-api-error.js';
+import type { PromptApiErrorOptions } from './prompt-api-error.js';
 
 /** Where a page's `LanguageModel` sends its requests, and which model answers. */
 export interface LanguageModelBackend {
@@ -98,12 +102,6 @@ export class DownloadProgressEvent extends Event {
   constructor(readonly loaded: number) {
     super('downloadprogress');
   }
-}
-
-function domError(name: string, message: string): Error {
-  return typeof DOMException === 'function'
-    ? new DOMException(message, name)
-    : Object.assign(new Error(message), { name });
 }
 
 /**
@@ -191,18 +189,21 @@ function checkOptions(options: LanguageModelCreateCoreOptions): void {
   }
 }
 
-/** An error answer of lmtab's API as the exception the Prompt API throws. */
-async function failure(response: Response): Promise<Error> {
-  const text = await response.text();
-  let message = text;
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string } | string };
-    message = typeof body.error === 'string' ? body.error : (body.error?.message ?? text);
-  } catch {
-    // Not JSON: the text as it came.
-  }
-  const name = response.status === 400 ? 'NotSupportedError' : 'OperationError';
-  return domError(name, `lmtab answered ${response.status}: ${message}`);
+/** An error answer of lmtab's API as the exception the Prompt API throws, by its code. */
+async function failure(response: Response, options?: PromptApiErrorOptions): Promise<Error> {
+  return promptApiError(await readErrorAnswer(response), options);
+}
+
+/** One `/api/pull` progress line. */
+interface PullStatus {
+  completed?: number;
+  total?: number;
+}
+
+/** One `/v1/chat/completions` stream chunk, as far as a session reads it. */
+interface ChatChunk {
+  choices?: { delta?: { content?: string | null } }[];
+  usage?: { total_tokens?: number };
 }
 
 /**
@@ -256,24 +257,23 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
     const response = await post('/api/pull', { model: backend.model, stream: true }, signal);
     if (!response.ok || !response.body) throw await failure(response);
     monitor.dispatchEvent(new DownloadProgressEvent(0));
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = '';
     let last = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffered += value;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines.filter((l) => l.trim() !== '')) {
-        const status = JSON.parse(line) as { completed?: number; total?: number; error?: string };
-        if (status.error) throw domError('NetworkError', `The download failed: ${status.error}`);
+    try {
+      for await (const status of readNdjson<PullStatus>(response.body)) {
         if (status.total && status.completed !== undefined) {
           // Below 1 until the pull ends: 1 means the model is ready.
           const loaded = Math.min(0.99, status.completed / status.total);
           if (loaded > last) monitor.dispatchEvent(new DownloadProgressEvent((last = loaded)));
         }
       }
+    } catch (error) {
+      // A failure after the pull began (an error line, a garbled one) is the spec's NetworkError.
+      if (!(error instanceof LmtabError)) throw error;
+      throw domError(
+        'NetworkError',
+        `The download failed (${error.code}): ${error.message}`,
+        error,
+      );
     }
     monitor.dispatchEvent(new DownloadProgressEvent(1));
   }
@@ -456,7 +456,7 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
         this.#request(turn, options, false),
         signal,
       );
-      if (!response.ok) throw await failure(response);
+      if (!response.ok) throw await failure(response, { quota: this.contextWindow });
       const body = (await response.json()) as {
         choices: { message: { content: string | null } }[];
         usage?: { total_tokens?: number };
@@ -470,57 +470,46 @@ export function createLanguageModelClass(backend: LanguageModelBackend) {
       input: LanguageModelPrompt,
       options: LanguageModelPromptOptions = {},
     ): ReadableStream<string> {
-      const signal = this.#check(options.signal);
+      // Cancelling the stream aborts its request: a read waiting on the next token ends at once.
+      const stop = new AbortController();
+      const signal = AbortSignal.any([this.#check(options.signal), stop.signal]);
       const turn = toMessages(input, this.#media);
-      let reader: ReadableStreamDefaultReader<string> | undefined;
-      let buffered = '';
+      const quota = { quota: this.contextWindow };
+      let chunks: AsyncGenerator<ChatChunk> | undefined;
       let answer = '';
       let usage: number | undefined;
       return new ReadableStream<string>({
         start: async () => {
           const request = this.#request(await turn, options, true);
           const response = await post('/v1/chat/completions', request, signal);
-          if (!response.ok || !response.body) throw await failure(response);
-          reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+          if (!response.ok || !response.body) throw await failure(response, quota);
+          chunks = readSseJson<ChatChunk>(response.body);
         },
         pull: async (controller) => {
-          for (;;) {
-            const { value, done } = await reader!.read();
-            if (done) {
-              this.#record(await turn, answer, usage);
-              controller.close();
-              return;
-            }
-            buffered += value;
-            const events = buffered.split('\n\n');
-            buffered = events.pop() ?? '';
-            let sent = false;
-            for (const event of events) {
-              const data = event
-                .split('\n')
-                .filter((line) => line.startsWith('data:'))
-                .map((line) => line.slice(5).trim())
-                .join('');
-              if (data === '' || data === '[DONE]') continue;
-              const chunk = JSON.parse(data) as {
-                choices?: { delta?: { content?: string | null } }[];
-                usage?: { total_tokens?: number };
-                error?: { message?: string };
-              };
-              if (chunk.error) throw domError('OperationError', chunk.error.message ?? 'failed');
+          try {
+            for (;;) {
+              const { value: chunk, done } = await chunks!.next();
+              if (done) {
+                this.#record(await turn, answer, usage);
+                controller.close();
+                return;
+              }
               if (chunk.usage?.total_tokens !== undefined) usage = chunk.usage.total_tokens;
               const text = chunk.choices?.[0]?.delta?.content;
               if (text) {
                 answer += text;
                 controller.enqueue(text);
-                sent = true;
+                return;
               }
             }
-            if (sent) return;
+          } catch (error) {
+            // An error event mid-answer carries its code, as an error answer does.
+            throw asPromptApiError(error, quota);
           }
         },
         cancel: async () => {
-          await reader?.cancel();
+          stop.abort();
+          await chunks?.return(undefined).catch(() => undefined);
         },
       });
     }

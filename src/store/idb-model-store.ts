@@ -1,25 +1,16 @@
-import {
-  createStore,
-  del,
-  delMany,
-  get,
-  getMany,
-  keys,
-  set,
-  values,
-  type UseStore,
-} from 'idb-keyval';
+import * as idbKeyval from 'idb-keyval';
 import { LmtabError } from '../errors/index.js';
 import { readGgufSummary } from './gguf-header.js';
 import type { ModelCustomization } from '../modelfile/index.js';
 import type { ModelRecord, StoredFile } from './model-record.js';
-import { isComplete } from './model-record.js';
+import { isComplete, modelFormat } from './model-record.js';
 import { readChunks } from './read-chunks.js';
 import { Sha256 } from './sha256.js';
 import { filesBeingWritten, uploadSession, type UploadSession } from './upload-lock.js';
 import type {
   ImportOptions,
   ModelBlobs,
+  ModelParts,
   ModelStore,
   StoreProgress,
   StreamImportOptions,
@@ -37,6 +28,20 @@ export interface IdbModelStoreOptions {
   chunkSize?: number;
   /** Clock for timestamps; default `Date.now`. */
   clock?: () => number;
+  /** Where the entries live; default idb-keyval over IndexedDB. Node tests pass `testing/memory-idb-keyval`. */
+  keyval?: Keyval;
+}
+
+/** The idb-keyval functions the store calls, over a store handle of the backend's own kind. */
+export interface Keyval<Store = unknown> {
+  createStore(dbName: string, storeName: string): Store;
+  get<T>(key: IDBValidKey, store: Store): Promise<T | undefined>;
+  getMany<T>(keys: IDBValidKey[], store: Store): Promise<(T | undefined)[]>;
+  set(key: IDBValidKey, value: unknown, store: Store): Promise<void>;
+  del(key: IDBValidKey, store: Store): Promise<void>;
+  delMany(keys: IDBValidKey[], store: Store): Promise<void>;
+  keys<K extends IDBValidKey = IDBValidKey>(store: Store): Promise<K[]>;
+  values<T>(store: Store): Promise<T[]>;
 }
 
 /** Derives a model name from a file name: `LFM2-350M-Q4_K_M.gguf` -> `lfm2-350m-q4_k_m`. */
@@ -58,8 +63,10 @@ export function createIdbModelStore(
   const name = options.name ?? 'lmtab';
   const chunkSize = options.chunkSize ?? defaultChunkSize;
   const clock = options.clock ?? Date.now;
-  const records: UseStore = createStore(`${name}-models`, 'records');
-  const chunks: UseStore = createStore(`${name}-chunks`, 'chunks');
+  const keyval: Keyval = options.keyval ?? idbKeyval;
+  const { createStore, del, delMany, get, getMany, keys, set, values } = keyval;
+  const records = createStore(`${name}-models`, 'records');
+  const chunks = createStore(`${name}-chunks`, 'chunks');
 
   const chunkKey = (fileId: string, index: number) => `${fileId}:${index}`;
 
@@ -290,12 +297,73 @@ export function createIdbModelStore(
     }
   }
 
-  async function attachProjector(
-    id: string,
+  async function compose(id: string, parts: ModelParts): Promise<ModelRecord> {
+    const weights = await requireRecord(parts.weightsOf);
+    if (modelFormat(weights) !== 'gguf' || !weights.files.every((f) => f.complete)) {
+      throw new LmtabError(
+        'invalid_request',
+        `Model "${weights.id}" cannot lend its weights: expected a GGUF model stored whole, found ${modelFormat(weights) === 'gguf' ? 'one still downloading' : 'an MLC model'}.`,
+      );
+    }
+    const { projector } = parts;
+    const session = uploadSession();
+    let stored: StoredFile | undefined;
+    let record: ModelRecord;
+    let previous: ModelRecord | undefined;
+    try {
+      if (projector !== undefined && 'file' in projector) {
+        stored = await storeProjector(projector.file, session, parts.signal);
+      }
+      const attached =
+        stored ??
+        (projector !== undefined && 'of' in projector
+          ? await projectorOf(projector.of)
+          : undefined);
+      const files = [...weights.files, ...(attached === undefined ? [] : [attached])];
+      record = {
+        id,
+        source: {
+          kind: 'import',
+          fileName: parts.fileName ?? weights.files[0]?.name ?? `${id}.gguf`,
+        },
+        files: weights.files,
+        ...(attached === undefined ? {} : { projector: attached }),
+        gguf: weights.gguf,
+        sizeBytes: files.reduce((sum, f) => sum + f.size, 0),
+        ...(weights.digest === undefined ? {} : { digest: weights.digest }),
+        createdAt: clock(),
+        ...(parts.customization === undefined ? {} : { customization: parts.customization }),
+      };
+      previous = await getRecord(id);
+      await set(id, record, records);
+    } catch (error) {
+      if (stored !== undefined) await deleteChunks(stored);
+      throw error;
+    } finally {
+      session.end();
+    }
+    if (previous) await dropUnusedFiles(previous);
+    return record;
+  }
+
+  /** The projector of a stored model, to share; throws when it has none. */
+  async function projectorOf(id: string): Promise<StoredFile> {
+    const holder = await requireRecord(id);
+    if (holder.projector?.complete !== true) {
+      throw new LmtabError(
+        'invalid_request',
+        `Model "${id}" has no stored vision projector to share: expected one whole, found ${holder.projector === undefined ? 'none' : 'one still downloading'}.`,
+      );
+    }
+    return holder.projector;
+  }
+
+  /** Stores a vision projector file (checked to be one), within `session`. */
+  async function storeProjector(
     projector: File,
-    attachOptions: { signal?: AbortSignal } = {},
-  ): Promise<ModelRecord> {
-    const record = await requireRecord(id);
+    session: UploadSession,
+    signal?: AbortSignal,
+  ): Promise<StoredFile> {
     const summary = await readGgufSummary(projector);
     if (summary.fileKind !== 'mmproj') {
       throw new LmtabError(
@@ -304,39 +372,27 @@ export function createIdbModelStore(
       );
     }
     await ensureSpace(projector.size);
-    let stored: StoredFile | undefined;
-    const session = uploadSession();
-    const previous = record.projector;
-    let updated: ModelRecord;
-    try {
-      for (let step = storeFile(projector, projector.name, session, attachOptions.signal); ;) {
-        const next = await step.next();
-        if (next.done) {
-          stored = next.value;
-          break;
-        }
-      }
-      updated = {
-        ...record,
-        projector: stored,
-        sizeBytes: record.sizeBytes - (previous?.size ?? 0) + stored.size,
-      };
-      await set(id, updated, records);
-    } finally {
-      session.end();
+    for (let step = storeFile(projector, projector.name, session, signal); ;) {
+      const next = await step.next();
+      if (next.done) return next.value;
     }
-    if (previous) await dropUnusedFiles({ ...record, files: [], projector: previous });
-    return updated;
   }
 
   async function createCustom(id: string, customization: ModelCustomization): Promise<ModelRecord> {
     const base = await requireRecord(customization.from);
-    return replaceRecord({ ...base, id, createdAt: clock(), customization });
+    return replaceRecord({ ...renamed(base, id), customization });
   }
 
   async function copy(source: string, destination: string): Promise<ModelRecord> {
-    const base = await requireRecord(source);
-    return replaceRecord({ ...base, id: destination, createdAt: clock() });
+    return replaceRecord(renamed(await requireRecord(source), destination));
+  }
+
+  /** A record under another name, as a new model: created now, never used, not paused. */
+  function renamed(base: ModelRecord, id: string): ModelRecord {
+    const record: ModelRecord = { ...base, id, createdAt: clock() };
+    delete record.lastUsedAt;
+    delete record.paused;
+    return record;
   }
 
   /** Saves a record over any of the same id, dropping the files only the replaced one used. */
@@ -413,7 +469,7 @@ export function createIdbModelStore(
     get: getRecord,
     importFiles,
     importStream,
-    attachProjector,
+    compose,
     createCustom,
     copy,
     delete: remove,

@@ -1,4 +1,4 @@
-export { isComplete, modelFormat } from './model-record.js';
+export { isComplete, isHubPull, modelFormat } from './model-record.js';
 export type {
   GgufSummary,
   MlcSource,
@@ -10,6 +10,7 @@ export type {
 export type {
   ImportOptions,
   ModelBlobs,
+  ModelParts,
   ModelStore,
   StoreProgress,
   StreamImportOptions,

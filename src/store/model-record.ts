@@ -121,3 +121,15 @@ export function isComplete(record: ModelRecord): boolean {
 export function modelFormat(record: ModelRecord): ModelFormat {
   return record.format ?? 'gguf';
 }
+
+/**
+ * Whether a record is a pull of the hub repository `repo` (any case) as the hub gave it: not a
+ * custom model made from one, which shares its files and source but answers with its own settings.
+ */
+export function isHubPull(record: ModelRecord, repo: string): boolean {
+  return (
+    record.source.kind === 'hub' &&
+    record.source.repo.toLowerCase() === repo.toLowerCase() &&
+    record.customization === undefined
+  );
+}

@@ -22,6 +22,17 @@ describe('Sha256', () => {
     }
   });
 
+  it('hashes runs of blocks larger than the WebAssembly input buffer as it hashes small pieces', () => {
+    const data = randomBytes(3 * 1024 * 1024 + 17);
+    const expected = createHash('sha256').update(data).digest('hex');
+    expect(new Sha256().update(data).digestHex()).toBe(expected);
+    for (const step of [1024 * 1024 + 1, 4096 + 5, 777]) {
+      const hash = new Sha256();
+      for (let i = 0; i < data.length; i += step) hash.update(data.subarray(i, i + step));
+      expect(hash.digestHex()).toBe(expected);
+    }
+  });
+
   it('continues from a saved state as if never interrupted', () => {
     const data = randomBytes(5_000);
     const expected = createHash('sha256').update(data).digest('hex');

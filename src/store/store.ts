@@ -36,6 +36,19 @@ export interface StreamImportOptions {
   signal?: AbortSignal;
 }
 
+/** What {@link ModelStore.compose} makes a model of. */
+export interface ModelParts {
+  /** The stored model whose model file(s) the new one uses; the GGUF facts come with them. */
+  weightsOf: string;
+  /** The name the new model gives its model file (its source); default the stored file's name. */
+  fileName?: string;
+  /** The vision projector: another stored model's (shared), a file to store, or none when absent. */
+  projector?: { of: string } | { file: File };
+  /** The Modelfile settings; none when absent. */
+  customization?: ModelCustomization;
+  signal?: AbortSignal;
+}
+
 /** The model files of a stored model, ready for an engine. */
 export interface ModelBlobs {
   /** The model file(s), split parts in order. */
@@ -61,13 +74,16 @@ export interface ModelStore {
     source: ReadableStream<Uint8Array>,
     options: StreamImportOptions,
   ): Promise<ModelRecord>;
-  /** Adds or replaces the vision projector of a stored model. */
-  attachProjector(
-    id: string,
-    projector: File,
-    options?: { signal?: AbortSignal },
-  ): Promise<ModelRecord>;
-  /** Stores a custom model made from another one (Modelfile); it shares the base model's files. */
+  /**
+   * Stores a model made of parts: another stored model's weights (shared, never copied), a vision
+   * projector or none, and Modelfile settings or none; nothing else of the model lending the
+   * weights comes along. The record is written whole over any of the same id.
+   */
+  compose(id: string, parts: ModelParts): Promise<ModelRecord>;
+  /**
+   * Stores a custom model made from another one (a Modelfile's `FROM model`): it shares the base
+   * model's files, its projector included, as Ollama's layers are.
+   */
   createCustom(id: string, customization: ModelCustomization): Promise<ModelRecord>;
   /** Copies a model under a new name, sharing its files. */
   copy(source: string, destination: string): Promise<ModelRecord>;

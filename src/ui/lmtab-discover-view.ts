@@ -13,7 +13,7 @@ import type {
   HubModelSummary,
   HubSettings,
 } from '../hub/index.js';
-import { DownloadManager, hubDownloadRequest } from '../store/index.js';
+import { DownloadManager, hubDownloadRequest, isHubPull } from '../store/index.js';
 import type { DownloadState, DownloadStore, ModelRecord, ModelStore } from '../store/index.js';
 import { cleanModelCard } from './clean-model-card.js';
 import { controlStyles, pageStyles } from './control-styles.js';
@@ -359,7 +359,7 @@ export class LmtabDiscoverView extends LitElement {
   private async refreshStorage() {
     const records = (await this.store?.list()) ?? [];
     this.stored = records.flatMap((record) =>
-      record.source.kind === 'hub' && record.source.repo === this.repo?.id
+      record.source.kind === 'hub' && isHubPull(record, this.repo?.id ?? '')
         ? [record.source.quantization]
         : [],
     );

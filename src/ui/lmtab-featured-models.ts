@@ -2,7 +2,7 @@ import { LitElement, css, html, nothing } from 'lit';
 import { buildGgufChoices, featuredModels } from '../hub/index.js';
 import type { FeaturedCapability, FeaturedModel, GgufChoice, HubClient } from '../hub/index.js';
 import type { DownloadState, ModelRecord } from '../store/index.js';
-import { formatBytes } from '../store/index.js';
+import { formatBytes, isHubPull } from '../store/index.js';
 import { controlStyles } from './control-styles.js';
 import { choiceFiles, deviceFit, type DeviceFacts, type DeviceFit } from './device-fit.js';
 import { formatParameterCount } from './format-parameter-count.js';
@@ -45,8 +45,6 @@ const capabilityTitle: Record<FeaturedCapability, string> = {
   tools: 'Calls tools (functions) you describe',
   rerank: 'Scores documents against a query for POST /v1/rerank; it does not chat',
 };
-
-const sameRepo = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
  * Discover's featured picks: a card per model of {@link featuredModels} with what it is, its size
@@ -364,7 +362,8 @@ export class LmtabFeaturedModels extends LitElement {
 
   private stored(model: FeaturedModel): ModelRecord | undefined {
     return (
-      this.models.find((r) => r.source.kind === 'hub' && sameRepo(r.source.repo, model.repo)) ??
+      // A custom model made from the pull shares its source, but not its answers.
+      this.models.find((r) => isHubPull(r, model.repo)) ??
       this.downloads.find((d) => d.status === 'done' && inRepo(d.id, model.repo))?.record
     );
   }

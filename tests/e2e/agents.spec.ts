@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Relay } from '../../src/relay/index.js';
 import { agentAnswer, agentModelFile, ensureAgentFixture } from '../support/agent-fixture.js';
+import { machineCacheDir } from '../support/machine-cache.mjs';
 import { testPorts } from '../support/test-ports.js';
 import { fixtureDir } from './support/paths.js';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 import { openEngineTab, startRelay, type EngineTab } from './support/relay.js';
 
 // The pinned installs of tests/support/ensure-agents.mjs.
-const agents = join(process.cwd(), 'tests/.cache/agents');
+const agents = machineCacheDir('agents');
 const bin = (name: string) => join(agents, name, 'node_modules/.bin', name);
 const model = agentModelFile.replace(/\.gguf$/, '');
 const prompt = 'Say hi';

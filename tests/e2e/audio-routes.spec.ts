@@ -4,7 +4,13 @@ import OpenAI from 'openai';
 import type { Relay } from '../../src/relay/index.js';
 import { testPorts } from '../support/test-ports.js';
 import { fixture, installOpenAi, openTab } from './support/app.js';
-import { hearingModels, openEngineTab, startRelay, type EngineTab } from './support/relay.js';
+import {
+  hearingEngineSettings,
+  hearingModels,
+  openEngineTab,
+  startRelay,
+  type EngineTab,
+} from './support/relay.js';
 
 // OpenAI's audio surfaces with a real model that hears: tiny-lfm2 with a Whisper-shaped audio
 // projector (llama.cpp's qwen2a, random weights, written by the project's writer), run by
@@ -373,7 +379,9 @@ test.describe("OpenAI's audio routes", () => {
   test.beforeAll(async ({ browser }) => {
     wav = [...(await readFile(fixture('tone-1s.wav')))];
     relay = await startRelay(testPorts.relayAudio);
-    tab = await openEngineTab(browser, relay, hearingModels);
+    tab = await openEngineTab(browser, relay, hearingModels, {
+      engineSettings: hearingEngineSettings,
+    });
   });
 
   test.afterAll(async () => {

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { importModel, openApp } from './support/app.js';
+import { engineStatus, expectOnGpu } from './support/gpu-offload.js';
 
 const chat = (page: Page, model: string) =>
   page.evaluate(async (model) => {
@@ -15,6 +16,17 @@ const chat = (page: Page, model: string) =>
     });
     return { status: response.status, body: await response.json() };
   }, model);
+
+/** Opens the app, imports the tiny model, has it answer, and reads the engine's status (kept as an annotation). */
+async function answerOnce(page: Page) {
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm2.gguf');
+  const answer = await chat(page, model);
+  expect(answer.status).toBe(200);
+  const engine = await engineStatus(page);
+  test.info().annotations.push({ type: 'engine', description: JSON.stringify(engine) });
+  return { model, engine };
+}
 
 test('one tab holds the engine, others are served through it, and another takes over when it closes', async ({
   context,
@@ -55,32 +67,26 @@ test('the first visit is served without a reload, and the chat page streams an a
   await expect(page.getByTestId('engine-info')).toContainText('wllama on WebAssembly');
 });
 
-test('uses WebGPU when an adapter llama.cpp can use exists, and says why not otherwise @webgpu', async ({
+test('uses WebGPU where the adapter has shader-f16, with every layer offloaded @webgpu', async ({
   page,
 }) => {
   test.setTimeout(300_000);
-  await openApp(page);
-  const model = await importModel(page, 'tiny-lfm2.gguf');
-  const probe = await page.evaluate(async () => {
-    const adapter = await (
-      navigator as unknown as {
-        gpu: { requestAdapter(): Promise<{ features: Set<string> } | null> };
-      }
-    ).gpu.requestAdapter();
-    return { adapter: !!adapter, shaderF16: adapter?.features.has('shader-f16') ?? false };
-  });
-  expect(probe.adapter).toBe(true);
-  const answer = await chat(page, model);
-  expect(answer.status).toBe(200);
-  const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
-  test.info().annotations.push({ type: 'engine', description: JSON.stringify(engine) });
-  if (probe.shaderF16) {
-    expect(engine).toMatchObject({ backend: 'webgpu', adapter: expect.any(String) });
-    expect(engine.gpuLayers).toBeGreaterThan(0);
-  } else {
-    // SwiftShader has no shader-f16, which llama.cpp's WebGPU backend requires: the engine must say so.
-    expect(engine).toMatchObject({ backend: 'wasm', gpuLayers: 0 });
-    expect(engine.fallbackReason).toContain('shader-f16');
-  }
+  const { model, engine } = await answerOnce(page);
+  expect(engine.gpu?.features).toContain('shader-f16');
+  expect(engine).toMatchObject({ backend: 'webgpu', adapter: expect.stringContaining('mesa') });
+  // From llama.cpp's own lines of the load: a model that landed on the CPU fails here.
+  await expectOnGpu(page, model, { splits: 2 });
+  expect(engine.loaded[0]).toMatchObject({ model, active: 0 });
+});
+
+test('on an adapter without shader-f16 (SwiftShader) runs on the CPU and says why @swiftshader', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  const { model, engine } = await answerOnce(page);
+  expect(engine.gpu?.features).not.toContain('shader-f16');
+  // llama.cpp's WebGPU backend requires shader-f16: the engine must say so.
+  expect(engine).toMatchObject({ backend: 'wasm', gpuLayers: 0 });
+  expect(engine.fallbackReason).toContain('shader-f16');
   expect(engine.loaded[0]).toMatchObject({ model, active: 0 });
 });

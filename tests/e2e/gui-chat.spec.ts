@@ -5,8 +5,18 @@ import {
   type PlaywrightWorkerArgs,
   type TestInfo,
 } from '@playwright/test';
-import { fixture, importModel, openApp, openTab, pngDataUri } from './support/app.js';
+import type { EngineSettings } from '../../src/engine/index.js';
+import { speechAnswer } from '../support/speech-fixtures.js';
+import {
+  fixture,
+  importModel,
+  openApp,
+  openTab,
+  pngDataUri,
+  withEngineSettings,
+} from './support/app.js';
 import { watchConsole } from './support/console.js';
+import { hearingEngineSettings } from './support/relay.js';
 
 /** Generation on two shared cores can be slow: waits for answers allow for it. */
 const slow = { timeout: 150_000 };
@@ -17,12 +27,13 @@ const longStorySeed = 1;
 /** Sets a numeric chat setting the way a person does: type, then leave the field. */
 /**
  * Runs `use` on a page of its own Chromium whose fake microphone plays a turn (0.8 s of tone,
- * then silence) in a loop.
+ * then silence) in a loop; its engine starts with `engineSettings` when given.
  */
 async function withFakeMicrophone(
   playwright: PlaywrightWorkerArgs['playwright'],
   baseURL: string | undefined,
   testInfo: TestInfo,
+  { engineSettings }: { engineSettings?: EngineSettings },
   use: (page: Page) => Promise<void>,
 ): Promise<void> {
   const { launchOptions = {} } = testInfo.project.use;
@@ -34,7 +45,9 @@ async function withFakeMicrophone(
     ],
   });
   try {
-    await use(await (await browser.newContext({ baseURL })).newPage());
+    const context = await browser.newContext({ baseURL });
+    if (engineSettings !== undefined) await withEngineSettings(context, engineSettings);
+    await use(await context.newPage());
   } finally {
     await browser.close();
   }
@@ -361,7 +374,7 @@ test.describe('Chat tab', () => {
     playwright,
     baseURL,
   }, testInfo) => {
-    await withFakeMicrophone(playwright, baseURL, testInfo, async (page) => {
+    await withFakeMicrophone(playwright, baseURL, testInfo, {}, async (page) => {
       const problems = watchConsole(page);
       const end = await startTalk(page, 'tiny-lfm2-audio', 'audio');
       // The engine found the turn by its loudness: it appears with its clip, and is answered.
@@ -400,18 +413,23 @@ test.describe('Chat tab', () => {
     playwright,
     baseURL,
   }, testInfo) => {
-    await withFakeMicrophone(playwright, baseURL, testInfo, async (page) => {
+    // A turn comes every 6 s and cuts off the answer in progress: each turn's transcript, answer
+    // and speech must fit between two (see hearingEngineSettings).
+    const options = { engineSettings: hearingEngineSettings };
+    await withFakeMicrophone(playwright, baseURL, testInfo, options, async (page) => {
       const problems = watchConsole(page);
       // Pocket TTS's projector holds a voice encoder (it hears) and the generator (it speaks).
       const end = await startTalk(page, 'tiny-pocket-tts', 'audio · speech');
-      // An answer's text streams in (the transcript of what it says), then its audio comes. (Random
-      // weights may say nothing at all; such an answer has no sound.)
+      // An answer's text streams in (the transcript of what it says), then its audio comes. The
+      // fixture answers every prompt with the same word; an answer cut off by the next turn has no
+      // audio.
       const answer = page
         .locator('lmtab-chat-message[data-role="assistant"]')
         .filter({ has: page.getByLabel('Attached audio clip 1 of 1') })
         .first();
       await expect(answer).toBeVisible({ timeout: 120_000 });
       await expect(answer.locator('lmtab-markdown')).toBeVisible();
+      await expect(answer.locator('lmtab-markdown')).toHaveText(speechAnswer);
       const clip = answer.getByLabel('Attached audio clip 1 of 1');
       // The clip is the answer spoken: a WAV of whole 80 ms frames at 24 kHz (the tiny Pocket TTS's).
       const wav = await clip.evaluate(async (audio: HTMLAudioElement) => {

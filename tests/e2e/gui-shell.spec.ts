@@ -21,47 +21,49 @@ test.describe('the app shell', () => {
     await hub.close();
   });
 
-  test('four tabs with roles, arrow keys, and the tab kept in the URL across a reload', async ({
-    page,
-  }) => {
-    const problems = watchConsole(page);
-    await useHub(page, hub);
-    await openApp(page);
-    const tablist = page.getByRole('tablist');
-    await expect(tablist.getByRole('tab')).toHaveText(tabNames);
-    expect(await selectedTab(page)).toBe('Chat');
-    await expect(page.getByRole('tabpanel')).toHaveCount(1);
-    await expect(page.getByRole('tabpanel', { name: 'Chat' })).toBeVisible();
+  test(
+    'four tabs with roles, arrow keys, and the tab kept in the URL across a reload',
+    { tag: '@smoke' },
+    async ({ page }) => {
+      const problems = watchConsole(page);
+      await useHub(page, hub);
+      await openApp(page);
+      const tablist = page.getByRole('tablist');
+      await expect(tablist.getByRole('tab')).toHaveText(tabNames);
+      expect(await selectedTab(page)).toBe('Chat');
+      await expect(page.getByRole('tabpanel')).toHaveCount(1);
+      await expect(page.getByRole('tabpanel', { name: 'Chat' })).toBeVisible();
 
-    await page.getByRole('tab', { name: 'Chat' }).focus();
-    await page.keyboard.press('ArrowRight');
-    await expect(page.getByRole('tab', { name: 'Developer' })).toBeFocused();
-    expect(await selectedTab(page)).toBe('Developer');
-    await expect(page.getByRole('tabpanel', { name: 'Developer' })).toBeVisible();
-    await expect(page.getByRole('tabpanel', { name: 'Chat' })).toBeHidden();
-    expect(new URL(page.url()).hash).toBe('#developer');
-    await page.keyboard.press('End');
-    expect(await selectedTab(page)).toBe('Discover');
-    await page.keyboard.press('ArrowDown');
-    expect(await selectedTab(page)).toBe('Chat');
-    await page.keyboard.press('ArrowLeft');
-    expect(await selectedTab(page)).toBe('Discover');
-    await page.keyboard.press('Home');
-    expect(await selectedTab(page)).toBe('Chat');
-    // Only the selected tab is in the tab order; Tab moves into its panel.
-    await expect(page.getByRole('tab', { name: 'Developer' })).toHaveAttribute('tabindex', '-1');
+      await page.getByRole('tab', { name: 'Chat' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await expect(page.getByRole('tab', { name: 'Developer' })).toBeFocused();
+      expect(await selectedTab(page)).toBe('Developer');
+      await expect(page.getByRole('tabpanel', { name: 'Developer' })).toBeVisible();
+      await expect(page.getByRole('tabpanel', { name: 'Chat' })).toBeHidden();
+      expect(new URL(page.url()).hash).toBe('#developer');
+      await page.keyboard.press('End');
+      expect(await selectedTab(page)).toBe('Discover');
+      await page.keyboard.press('ArrowDown');
+      expect(await selectedTab(page)).toBe('Chat');
+      await page.keyboard.press('ArrowLeft');
+      expect(await selectedTab(page)).toBe('Discover');
+      await page.keyboard.press('Home');
+      expect(await selectedTab(page)).toBe('Chat');
+      // Only the selected tab is in the tab order; Tab moves into its panel.
+      await expect(page.getByRole('tab', { name: 'Developer' })).toHaveAttribute('tabindex', '-1');
 
-    await openTab(page, 'My Models');
-    expect(new URL(page.url()).hash).toBe('#models');
-    await page.reload();
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-    expect(await selectedTab(page)).toBe('My Models');
-    await expect(page.getByRole('tabpanel', { name: 'My Models' })).toBeVisible();
+      await openTab(page, 'My Models');
+      expect(new URL(page.url()).hash).toBe('#models');
+      await page.reload();
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+      expect(await selectedTab(page)).toBe('My Models');
+      await expect(page.getByRole('tabpanel', { name: 'My Models' })).toBeVisible();
 
-    await page.goto('/#developer');
-    expect(await selectedTab(page)).toBe('Developer');
-    expect(problems).toEqual([]);
-  });
+      await page.goto('/#developer');
+      expect(await selectedTab(page)).toBe('Developer');
+      expect(problems).toEqual([]);
+    },
+  );
 
   test('every control in every tab has a role and a name', async ({ page }) => {
     const problems = watchConsole(page);

@@ -1,14 +1,16 @@
-import { expect, test } from '@playwright/test';
-import { importModel, installOpenAi, openApp, pngDataUri } from './support/app.js';
+import { expect, test as base } from '@playwright/test';
+import { installOpenAi, oneAppPage, pngDataUri } from './support/app.js';
+
+// One page and engine serve the file: each test's requests end before the next begins.
+const { test, importOnce } = oneAppPage(base);
 
 test.describe('OpenAI SDK in the page, through the service worker', () => {
   test.beforeEach(async ({ page }) => {
-    await openApp(page);
     await installOpenAi(page);
   });
 
-  test('answers a chat completion', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+  test('answers a chat completion', { tag: '@smoke' }, async ({ page }) => {
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const answer = await page.evaluate(async (model) => {
       const client = window.openai;
       return client.chat.completions.create({
@@ -34,7 +36,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('usage counts the whole prompt when the engine reuses its prompt cache', async ({
     page,
   }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const [first, again] = await page.evaluate(async (model) => {
       const ask = () =>
         window.openai.chat.completions.create({
@@ -61,7 +63,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   });
 
   test('answers more concurrent requests than the engine has parallel slots', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     // Four slots: wllama 3.8.1 alone never answered the fifth of five requests sent together.
     const answers = await page.evaluate(async (model) => {
       const ask = async (i: number) => {
@@ -83,8 +85,8 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     expect(answers).toEqual([4, 4, 4, 4, 4, 4]);
   });
 
-  test('streams a chat completion ending with [DONE]', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+  test('streams a chat completion ending with [DONE]', { tag: '@smoke' }, async ({ page }) => {
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
       const client = window.openai;
       const stream = await client.chat.completions.create({
@@ -139,7 +141,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('max_tokens ends with finish_reason "length", and stop ends before the stop text', async ({
     page,
   }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
       const client = window.openai;
       const ask = (extra: object) =>
@@ -173,7 +175,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
     test.setTimeout(240_000);
     // Random weights pick lone byte tokens often; before the UTF-8 guard, wllama threw on the first
     // malformed piece (every few hundred tokens) and the answer ended in "engine_failure".
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const answers = await page.evaluate(async (model) => {
       const ask = () =>
         window.openai.chat.completions.create({
@@ -199,7 +201,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('answers that outgrow the shared context get a 400 that says how to make room', async ({
     page,
   }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     // One answer may use the whole context; two of 3,000 tokens cannot both fit in 4,096.
     const results = await page.evaluate(async (model) => {
       const ask = async () => {
@@ -232,7 +234,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   test('an aborted stream stops generating, frees its slot, and the next request works', async ({
     page,
   }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
       const client = window.openai;
       const activeSlots = async () => {
@@ -291,7 +293,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   });
 
   test('two concurrent streams are decoded together', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
       const client = window.openai;
       const run = async (prompt: string) => {
@@ -324,7 +326,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   });
 
   test('answers about an image with the vision fixture', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
+    const model = await importOnce(page, 'tiny-lfm2-vl.gguf', 'mmproj-tiny-lfm2-vl.gguf');
     const image = await pngDataUri(page);
     const withImage = await page.evaluate(
       async ([model, image]) => {
@@ -354,7 +356,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   });
 
   test('runs the mixture-of-experts fixture', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2moe.gguf');
+    const model = await importOnce(page, 'tiny-lfm2moe.gguf');
     const answer = await page.evaluate(async (model) => {
       const client = window.openai;
       return client.chat.completions.create({
@@ -368,7 +370,7 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
   });
 
   test('lists models and answers raw completions', async ({ page }) => {
-    const model = await importModel(page, 'tiny-lfm2.gguf');
+    const model = await importOnce(page, 'tiny-lfm2.gguf');
     const result = await page.evaluate(async (model) => {
       const client = window.openai;
       const list = await client.models.list();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
@@ -12,6 +12,10 @@ const staticPort = testPorts.pwaStatic;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const distDir = fileURLToPath(new URL('../../dist/', import.meta.url));
 const buildsDir = fileURLToPath(new URL('../.cache/pwa-builds/', import.meta.url));
+/** The build id of `dist/`: the package's version (vite.config.ts, without LMTAB_BUILD_ID). */
+const { version } = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as {
+  version: string;
+};
 
 /** Builds the app into `outDir` with a build id of its own (`npm run build` made `dist/`). */
 async function buildApp(outDir: string, buildId: string): Promise<void> {
@@ -185,9 +189,10 @@ test.describe('offline PWA on a static host', () => {
     context,
   }) => {
     test.setTimeout(300_000);
-    const before = `${buildsDir}before`;
+    // The build every spec runs (`dist/`, id: the version) is the one people have; the new one is
+    // built here with an id of its own.
+    const before = distDir;
     const after = `${buildsDir}after`;
-    await buildApp(before, 'before');
     await buildApp(after, 'after');
     server = await startStaticServer({ root: before, port: staticPort });
 
@@ -199,7 +204,7 @@ test.describe('offline PWA on a static host', () => {
     const other = await context.newPage();
     await other.goto(server.url);
     await waitForApp(other);
-    expect(await build(other)).toBe('before');
+    expect(await build(other)).toBe(version);
 
     server.setRoot(after);
     await other.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
@@ -209,13 +214,13 @@ test.describe('offline PWA on a static host', () => {
     expect((await chat(other, model)).status).toBe(200);
     await other.reload();
     await waitForApp(other);
-    expect(await build(other)).toBe('before');
+    expect(await build(other)).toBe(version);
 
     await other.getByRole('button', { name: 'Reload to update' }).click();
     await expect.poll(() => build(other).catch(() => undefined)).toBe('after');
     await waitForApp(other);
     // The new worker asks the tabs for the engine: the host tab still runs the old build.
-    expect(await build(host)).toBe('before');
+    expect(await build(host)).toBe(version);
     const viaNewWorker = await chat(other, model);
     expect(viaNewWorker.status).toBe(200);
     expect(viaNewWorker.content.length).toBeGreaterThan(0);

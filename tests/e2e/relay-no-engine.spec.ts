@@ -10,42 +10,46 @@ import { relayPorts, runCli, startRelay, stopCli } from './support/relay.js';
 const execFileAsync = promisify(execFile);
 
 test.describe('the relay without an engine', () => {
-  test('/health and the app answer without an engine; the API answers 503 no_engine with a hint', async () => {
-    const relay = await startRelay(relayPorts.bare);
-    try {
-      const health = await (await fetch(`${relay.url}/health`)).json();
-      expect(health).toMatchObject({
-        status: 'ok',
-        engines: 0,
-        host: '127.0.0.1',
-        port: relayPorts.bare,
-        lanAddresses: [],
-        queue: { waiting: 0, limit: 16 },
-      });
-      const app = await fetch(`${relay.url}/`);
-      expect(app.status).toBe(200);
-      expect(app.headers.get('cross-origin-opener-policy')).toBe('same-origin');
-      expect(app.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+  test(
+    '/health and the app answer without an engine; the API answers 503 no_engine with a hint',
+    { tag: '@smoke' },
+    async () => {
+      const relay = await startRelay(relayPorts.bare);
+      try {
+        const health = await (await fetch(`${relay.url}/health`)).json();
+        expect(health).toMatchObject({
+          status: 'ok',
+          engines: 0,
+          host: '127.0.0.1',
+          port: relayPorts.bare,
+          lanAddresses: [],
+          queue: { waiting: 0, limit: 16 },
+        });
+        const app = await fetch(`${relay.url}/`);
+        expect(app.status).toBe(200);
+        expect(app.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+        expect(app.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
 
-      const error = await openAiClient(relay)
-        .chat.completions.create({ model: 'any', messages: hello })
-        .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(APIError);
-      const apiError = error as APIError;
-      expect(apiError.status).toBe(503);
-      expect(apiError.code).toBe('no_engine');
-      expect(apiError.message).toContain(`Open http://127.0.0.1:${relayPorts.bare}/`);
-      expect(apiError.message).toContain('--headless');
-      expect(apiError.headers?.get('retry-after')).toBe('1');
+        const error = await openAiClient(relay)
+          .chat.completions.create({ model: 'any', messages: hello })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(APIError);
+        const apiError = error as APIError;
+        expect(apiError.status).toBe(503);
+        expect(apiError.code).toBe('no_engine');
+        expect(apiError.message).toContain(`Open http://127.0.0.1:${relayPorts.bare}/`);
+        expect(apiError.message).toContain('--headless');
+        expect(apiError.headers?.get('retry-after')).toBe('1');
 
-      const native = await fetch(`${relay.url}/api/tags`);
-      expect(native.status).toBe(503);
-      expect((await native.json()).error).toContain('Start Server');
-      await expect(new Ollama({ host: relay.url }).list()).rejects.toThrow(/No engine tab/);
-    } finally {
-      await relay.close();
-    }
-  });
+        const native = await fetch(`${relay.url}/api/tags`);
+        expect(native.status).toBe(503);
+        expect((await native.json()).error).toContain('Start Server');
+        await expect(new Ollama({ host: relay.url }).list()).rejects.toThrow(/No engine tab/);
+      } finally {
+        await relay.close();
+      }
+    },
+  );
 
   test('CORS: listed origins get CORS headers and preflights, other pages are refused; bodies over --max-body get 413', async () => {
     const relay = await startRelay(relayPorts.cors, {

@@ -5,19 +5,10 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import OpenAI, { NotFoundError } from 'openai';
 import type { Relay } from '../../src/relay/index.js';
 import { importModel, installAnthropic, installOpenAi, openApp } from './support/app.js';
+import { weatherParameters } from '../support/tool-schemas.js';
 import { openEngineTab, relayPorts, startRelay, type EngineTab } from './support/relay.js';
 
 const model = 'tiny-lfm2';
-// Bounded values, so that even random weights finish a call or an answer within the token limit.
-const weatherParameters = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', enum: ['Paris', 'Oslo', 'Lima'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'days'],
-  additionalProperties: false,
-};
 const personSchema = {
   type: 'object',
   properties: { ok: { type: 'boolean' }, n: { type: 'integer', minimum: 0, maximum: 99 } },

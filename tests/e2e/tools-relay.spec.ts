@@ -3,29 +3,13 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateObject, generateText, jsonSchema, streamText, tool } from 'ai';
-import { Ajv } from 'ajv';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { Relay } from '../../src/relay/index.js';
+import { weatherParameters } from '../support/tool-schemas.js';
 import { openEngineTab, relayPorts, startRelay, type EngineTab } from './support/relay.js';
-
-const ajv = new Ajv({ strict: false });
-
-function expectValid(schema: object, value: unknown): void {
-  const validate = ajv.compile(schema);
-  expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
-}
-
-const weatherParameters = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', enum: ['Paris', 'Oslo', 'Lima'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'days'],
-  additionalProperties: false,
-};
+import { expectValid } from './support/schema.js';
 
 const reportSchema = {
   type: 'object',
@@ -60,76 +44,80 @@ test.describe.serial('tools and structured output through the relay, with Node c
     await relay?.close();
   });
 
-  test('openai: required call, tool round trip, streamed call, json_schema and logprobs', async () => {
-    const client = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any', maxRetries: 0 });
-    const tools: OpenAI.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'get_weather', parameters: weatherParameters } },
-    ];
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
-    const first = await client.chat.completions.create({
-      model,
-      messages,
-      tools,
-      tool_choice: 'required',
-      max_tokens: 300,
-      temperature: 0,
-    });
-    expect(first.choices[0].finish_reason).toBe('tool_calls');
-    const call = first.choices[0].message.tool_calls?.[0];
-    if (call?.type !== 'function') throw new Error('expected a function call');
-    expectValid(weatherParameters, JSON.parse(call.function.arguments));
-    messages.push(first.choices[0].message, {
-      role: 'tool',
-      tool_call_id: call.id,
-      content: 'Sunny, 21 C',
-    });
-    const final = await client.chat.completions.create({
-      model,
-      messages,
-      tools,
-      tool_choice: 'none',
-      max_tokens: 8,
-      temperature: 0,
-    });
-    expect(final.choices[0].message.tool_calls).toBeUndefined();
-    expect(typeof final.choices[0].message.content).toBe('string');
+  test(
+    'openai: required call, tool round trip, streamed call, json_schema and logprobs',
+    { tag: '@smoke' },
+    async () => {
+      const client = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'any', maxRetries: 0 });
+      const tools: OpenAI.ChatCompletionTool[] = [
+        { type: 'function', function: { name: 'get_weather', parameters: weatherParameters } },
+      ];
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
+      const first = await client.chat.completions.create({
+        model,
+        messages,
+        tools,
+        tool_choice: 'required',
+        max_tokens: 300,
+        temperature: 0,
+      });
+      expect(first.choices[0].finish_reason).toBe('tool_calls');
+      const call = first.choices[0].message.tool_calls?.[0];
+      if (call?.type !== 'function') throw new Error('expected a function call');
+      expectValid(weatherParameters, JSON.parse(call.function.arguments));
+      messages.push(first.choices[0].message, {
+        role: 'tool',
+        tool_call_id: call.id,
+        content: 'Sunny, 21 C',
+      });
+      const final = await client.chat.completions.create({
+        model,
+        messages,
+        tools,
+        tool_choice: 'none',
+        max_tokens: 8,
+        temperature: 0,
+      });
+      expect(final.choices[0].message.tool_calls).toBeUndefined();
+      expect(typeof final.choices[0].message.content).toBe('string');
 
-    const stream = client.chat.completions.stream({
-      model,
-      messages: [{ role: 'user', content: question }],
-      tools,
-      tool_choice: { type: 'function', function: { name: 'get_weather' } },
-      max_tokens: 300,
-      temperature: 0,
-    });
-    const streamed = await stream.finalChatCompletion();
-    const streamedCall = streamed.choices[0].message.tool_calls?.[0];
-    if (streamedCall?.type !== 'function') throw new Error('expected a streamed function call');
-    expect(streamedCall.function.name).toBe('get_weather');
-    expectValid(weatherParameters, JSON.parse(streamedCall.function.arguments));
+      const stream = client.chat.completions.stream({
+        model,
+        messages: [{ role: 'user', content: question }],
+        tools,
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        max_tokens: 300,
+        temperature: 0,
+      });
+      const streamed = await stream.finalChatCompletion();
+      const streamedCall = streamed.choices[0].message.tool_calls?.[0];
+      if (streamedCall?.type !== 'function') throw new Error('expected a streamed function call');
+      expect(streamedCall.function.name).toBe('get_weather');
+      expectValid(weatherParameters, JSON.parse(streamedCall.function.arguments));
 
-    const structured = await client.chat.completions.create({
-      model,
-      messages: [{ role: 'user', content: 'Report.' }],
-      response_format: {
-        type: 'json_schema',
-        json_schema: { name: 'report', schema: reportSchema, strict: true },
-      },
-      logprobs: true,
-      top_logprobs: 2,
-      max_tokens: 300,
-      temperature: 0,
-    });
-    expectValid(reportSchema, JSON.parse(structured.choices[0].message.content ?? ''));
-    const logprobs = structured.choices[0].logprobs?.content ?? [];
-    expect(logprobs.length).toBeGreaterThan(0);
-    // Alternatives are taken after sampling: where the schema's grammar admits one token, it is
-    // the only one listed.
-    expect(logprobs.every((entry) => entry.logprob <= 0)).toBe(true);
-    expect(logprobs.every((e) => e.top_logprobs.length >= 1 && e.top_logprobs.length <= 2)).toBe(
-      true,
-    );
-  });
+      const structured = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Report.' }],
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'report', schema: reportSchema, strict: true },
+        },
+        logprobs: true,
+        top_logprobs: 2,
+        max_tokens: 300,
+        temperature: 0,
+      });
+      expectValid(reportSchema, JSON.parse(structured.choices[0].message.content ?? ''));
+      const logprobs = structured.choices[0].logprobs?.content ?? [];
+      expect(logprobs.length).toBeGreaterThan(0);
+      // Alternatives are taken after sampling: where the schema's grammar admits one token, it is
+      // the only one listed.
+      expect(logprobs.every((entry) => entry.logprob <= 0)).toBe(true);
+      expect(logprobs.every((e) => e.top_logprobs.length >= 1 && e.top_logprobs.length <= 2)).toBe(
+        true,
+      );
+    },
+  );
 
   test('Vercel AI SDK: generateObject with a zod schema, generateText and streamText with a required tool', async () => {
     const provider = createOpenAICompatible({

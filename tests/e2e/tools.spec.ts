@@ -1,28 +1,15 @@
 import { expect, test, type Page } from '@playwright/test';
-import { Ajv } from 'ajv';
 import type OpenAI from 'openai';
+import { weatherParameters } from '../support/tool-schemas.js';
 import { importModel, installOpenAi, openApp } from './support/app.js';
-
-const ajv = new Ajv({ strict: false });
+import { expectValid } from './support/schema.js';
 
 /** Parses `text` as JSON and validates it against `schema`, failing with ajv's errors. */
-function expectValid(schema: object, text: string | null | undefined): unknown {
+function expectValidJson(schema: object, text: string | null | undefined): unknown {
   const value: unknown = JSON.parse(text ?? 'null');
-  const validate = ajv.compile(schema);
-  expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+  expectValid(schema, value);
   return value;
 }
-
-/** Arguments of get_weather: bounded values, so that even random weights finish a call. */
-export const weatherParameters = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', enum: ['Paris', 'Oslo', 'Lima'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'days'],
-  additionalProperties: false,
-};
 
 const timeParameters = {
   type: 'object',
@@ -114,7 +101,7 @@ test.describe
       expect(call.id).toMatch(/^call_[0-9a-f]{24}$/);
       if (typeof tool_choice === 'object')
         expect(call.function.name).toBe(tool_choice.function.name);
-      expectValid(parametersOf[call.function.name], call.function.arguments);
+      expectValidJson(parametersOf[call.function.name], call.function.arguments);
     }
   });
 
@@ -187,12 +174,12 @@ test.describe
       true,
     );
     expect(result.finish).toBe('tool_calls');
-    expectValid(weatherParameters, deltas.map((d) => d.function.arguments ?? '').join(''));
+    expectValidJson(weatherParameters, deltas.map((d) => d.function.arguments ?? '').join(''));
     // The SDK's own stream helper assembles the same shape.
     const call = result.final.choices[0].message.tool_calls?.[0];
     expect(call?.type).toBe('function');
     if (call?.type === 'function')
-      expectValid(parametersOf[call.function.name], call.function.arguments);
+      expectValidJson(parametersOf[call.function.name], call.function.arguments);
   });
 
   test('a full tool round trip: the call, its result as a tool message, then the answer; the history keeps the call', async () => {
@@ -251,7 +238,7 @@ test.describe
       model,
     );
     expect(schema.choices[0].finish_reason).toBe('stop');
-    expectValid(answerSchema, schema.choices[0].message.content);
+    expectValidJson(answerSchema, schema.choices[0].message.content);
     const object = await pageChat(
       page,
       {
@@ -263,7 +250,7 @@ test.describe
       model,
     );
     expect(object.choices[0].finish_reason).toBe('stop');
-    expectValid({ type: 'object' }, object.choices[0].message.content);
+    expectValidJson({ type: 'object' }, object.choices[0].message.content);
   });
 
   test('logprobs with top_logprobs, whole and streamed, and legacy logprobs on /v1/completions', async () => {

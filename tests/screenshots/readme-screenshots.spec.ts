@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { openApp, openTab } from '../e2e/support/app.js';
 import { featuredCard, repos, startE2eHub, useHub } from '../e2e/support/hub.js';
 
-/** Where the README's screenshots live (kept in the repository). */
+/** Where the screenshots of docs/gui.md and the README live (kept in the repository). */
 const outDir = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 
 test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });

@@ -1,6 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
+import { promisify } from 'node:util';
 
 /** One instruction of a Dockerfile, continuation lines joined. */
 export interface DockerInstruction {
@@ -93,6 +96,7 @@ export async function runDockerfileSteps(
         stages.set(name, stageRoot);
         // What the base image has that the steps rely on.
         await mkdir(join(stageRoot, 'usr/local/bin'), { recursive: true });
+        await seedNpmCache(join(stageRoot, npmCacheInStage));
         workdir = '/';
         env = {};
         log.push(`FROM ${args}`);
@@ -141,6 +145,9 @@ export async function runDockerfileSteps(
         // The image's own user and its file owners do not exist here.
         await sh(`chown() { :; }; ${command}`, inStage('.'), {
           ...process.env,
+          // The image's own npm cache: a step's `npm cache clean --force` empties the stage's, never
+          // the host's (which every later install on this machine reads).
+          npm_config_cache: join(stageRoot, npmCacheInStage),
           ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, toHost(v, stageRoot)])),
         });
         break;
@@ -163,6 +170,24 @@ export async function runDockerfileSteps(
     env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, toHost(v, stageRoot)])),
     log,
   };
+}
+
+/** Where a stage keeps its npm cache (npm's default for root in a container). */
+const npmCacheInStage = 'root/.npm';
+
+/**
+ * Gives a stage its own npm cache that starts as the host's: npm's cache is content-addressed and
+ * never rewrites a file in place, so hard links are a faithful copy that costs no space, and a
+ * step that deletes the stage's cache only unlinks them. Falls back to an empty cache (downloads)
+ * where links cannot be made (another file system).
+ */
+async function seedNpmCache(dest: string): Promise<void> {
+  const host = process.env.npm_config_cache ?? join(homedir(), '.npm');
+  await mkdir(dest, { recursive: true });
+  if (!existsSync(join(host, '_cacache'))) return;
+  await promisify(execFile)('cp', ['-al', join(host, '_cacache'), join(dest, '_cacache')]).catch(
+    () => undefined,
+  );
 }
 
 /** A COPY source with `*` in its last segment, expanded against the files there. */

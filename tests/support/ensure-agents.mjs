@@ -1,5 +1,6 @@
 // Makes sure the agents the agents spec drives are installed, each at its pinned version in its own
-// folder under tests/.cache/agents (so lmtab's own install stays light): Claude Code, Codex,
+// folder under the machine cache's `agents` (machine-cache.mjs: installed once for every checkout,
+// and lmtab's own install stays light): Claude Code, Codex,
 // opencode and the OpenAI Agents SDK. Installs with the npm registry only when a pin is missing;
 // the packages' own install steps (which put the platform's native binary in place) run explicitly,
 // so that npm versions which hold back install scripts install them the same way.
@@ -8,9 +9,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineCacheDir } from './machine-cache.mjs';
 
 /** Where the installs live. */
-export const agentsDir = fileURLToPath(new URL('../.cache/agents/', import.meta.url));
+export const agentsDir = machineCacheDir('agents');
 
 /**
  * Each agent: its packages at exact versions, the package whose version marks the install, its

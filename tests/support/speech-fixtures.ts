@@ -58,6 +58,9 @@ export const speechFrameSamples = 16 * 6 * 5 * 4;
 /** The tiny model's one predefined voice. */
 export const speechVoice = 'alba';
 
+/** What the speaking model answers to every chat prompt (then it ends its turn). */
+export const speechAnswer = 'Hi';
+
 /** The token that starts the audio after the text (llama.cpp's Pocket TTS pipeline needs it). */
 const audioBos = '<|audio_bos|>';
 
@@ -65,8 +68,9 @@ const audioBos = '<|audio_bos|>';
 const controlTokenType = 3;
 
 /**
- * The tiny Pocket TTS backbone (`pockettts`), random weights. Its vocabulary is the fixtures'
- * byte-level one with words, `<|audio_bos|>` added as a control token at its end.
+ * The tiny Pocket TTS backbone (`pockettts`), random weights but for its embedding, which makes
+ * every chat answer {@link speechAnswer} (see {@link answeringEmbeddings}). Its vocabulary is the
+ * fixtures' byte-level one with words, `<|audio_bos|>` added as a control token at its end.
  */
 export function speechModel(name = 'tiny-pocket-tts'): GgufModel {
   const c = speechModelConfig;
@@ -89,7 +93,12 @@ export function speechModel(name = 'tiny-pocket-tts'): GgufModel {
   };
   const f16 = f16Tensor;
   const tensors: GgufTensor[] = [
-    f16('token_embd.weight', [e, c.vocab]),
+    {
+      name: 'token_embd.weight',
+      dims: [e, c.vocab],
+      type: 'F16',
+      data: { kind: 'values', values: answeringEmbeddings(vocabulary.tokens) },
+    },
     ...layerNorm('output_norm', e),
   ];
   for (let i = 0; i < c.blocks; i++) {
@@ -106,6 +115,44 @@ export function speechModel(name = 'tiny-pocket-tts'): GgufModel {
     );
   }
   return { metadata, tensors };
+}
+
+/**
+ * The backbone's embedding, which llama.cpp also reads as its output head (Pocket TTS has none):
+ * random rows, but for a chain that makes every chat answer {@link speechAnswer}: a spoken answer
+ * always has words to say (random ones may be newlines and control tokens, which say nothing), and
+ * a transcript ends at once (greedy random weights repeat one token up to the cap, 448 tokens a
+ * Talk turn, seconds of work before the turn's answer can start).
+ *
+ * How: the layers' random weights are small, so the final state is about the current token's
+ * embedding, layer-normed; each logit is a row's dot product with it. A tied head favours the
+ * current token itself, so each link of the chain (the newline that ends the generation prompt,
+ * `H`, `i`, `<|im_end|>`) shares a direction with the next and the next is longer: its logit
+ * then passes the current token's by 30 or more.
+ */
+function answeringEmbeddings(tokens: string[]): Float32Array {
+  const e = speechModelConfig.embedding;
+  const values = new Float32Array(e * tokens.length);
+  let seed = 0x5eed;
+  for (let i = 0; i < values.length; i++) {
+    // A small LCG: the same bytes on every run, spread about ±0.03.
+    seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+    values[i] = (seed / 2 ** 32 - 0.5) * 0.06;
+  }
+  // GPT-2's byte-level alphabet writes the newline byte as U+010A.
+  const chain = ['\u010a', 'H', 'i', '<|im_end|>'].map((text) => tokens.indexOf(text));
+  // Link k lies along components k - 1 and k (the first along 0 only, the last along 2 only).
+  const rows = [
+    [4, 0, 0],
+    [8, 8, 0],
+    [0, 24, 24],
+    [0, 0, 64],
+  ];
+  chain.forEach((token, k) => {
+    values.fill(0, token * e, (token + 1) * e);
+    values.set(rows[k]!, token * e);
+  });
+  return values;
 }
 
 /** Weights of the decoder's convolutions: larger than the default, so the audio is audible. */

@@ -96,6 +96,10 @@ const basePorts = {
   relayAudio: 21377,
   /** realtime.spec.ts: OpenAI's Realtime WebSocket through the relay. */
   relayRealtime: 21378,
+  /** shared-weights.spec.ts: two models of one file made with `lmtab create` and My Models. */
+  relaySharedWeights: 21379,
+  /** webgpu-app.spec.ts: the app's engine on WebGPU (lavapipe) serving the page and Node clients. */
+  relayWebgpu: 21380,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

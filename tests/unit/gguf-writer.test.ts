@@ -313,3 +313,24 @@ describe('LFM2 fixtures', () => {
     expect(vl.includes('tiny-lfm2-vl')).toBe(true);
   });
 });
+
+describe('writeGgufFile', () => {
+  it('leaves long runs of zeros as holes of a sparse file that reads back byte for byte', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lmtab-sparse-'));
+    try {
+      // The tiny shape with zero weights: its matrices are runs of zero bytes past the hole size.
+      const model = lfm2Model({ weights: 'zeros', type: 'Q8_0' });
+      const path = join(dir, 'zeros.gguf');
+      const bytes = await writeGgufFile(path, model);
+      const expected = encodeGguf(model);
+      expect(bytes).toBe(expected.length);
+      expect(sha256(await readFile(path))).toBe(sha256(expected));
+      const info = await stat(path);
+      expect(info.size).toBe(expected.length);
+      // Fewer blocks on disk than its length: the zeros were not written.
+      expect(info.blocks * 512).toBeLessThan(info.size);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

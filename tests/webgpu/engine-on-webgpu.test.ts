@@ -12,6 +12,7 @@ import {
 import { LmtabError } from '../../src/errors/index.js';
 import { ensureEmbeddingFixtures } from '../support/embedding-fixtures.js';
 import { ensureFixtures, lfm2Model, writeModelFile } from '../support/lfm2-fixtures.js';
+import { weatherParameters } from '../support/tool-schemas.js';
 import { fileModelStore } from '../support/webgpu/file-model-store.js';
 import { installNodeWebgpu, localFileUrl, type NodeWebgpu } from '../support/webgpu/node-webgpu.js';
 import { notOnGpu, readOffload } from '../support/webgpu/offload-report.js';
@@ -167,15 +168,7 @@ describe("lmtab's engine on wllama's stock WebGPU build (Dawn on lavapipe, in No
   });
 
   test('a forced tool call has arguments valid against its schema', async () => {
-    const parameters = {
-      type: 'object',
-      properties: {
-        city: { type: 'string', enum: ['Paris', 'Oslo', 'Lima'] },
-        days: { type: 'integer', minimum: 1, maximum: 7 },
-      },
-      required: ['city', 'days'],
-      additionalProperties: false,
-    };
+    const parameters = weatherParameters;
     const events = await collect(engine, {
       model: 'q4km',
       input: { kind: 'chat', messages: [user(say('Weather in Oslo this week?'))] },

@@ -3,10 +3,15 @@ import type { RouteContext } from '../route-context.js';
 import { parseBlobDigest } from './blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';
+import { pruneUploads } from './prune-uploads.js';
 
 /** `HEAD /api/blobs/sha256:HEX`: 200 when a model or projector file with that digest is held, else 404. */
 export async function handleBlobExists(context: RouteContext): Promise<Response> {
   const hex = parseBlobDigest(context.params.id ?? '');
+  await pruneUploads(context.store, {
+    clock: context.clock,
+    projectors: context.projectorUploads,
+  });
   const known =
     (await findBlob(context.store, hex)) ??
     (await findProjector(context.store, context.projectorUploads, hex));

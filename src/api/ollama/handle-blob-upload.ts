@@ -7,6 +7,7 @@ import type { RouteContext } from '../route-context.js';
 import { blobRecordId, parseBlobDigest } from './blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';
+import { pruneUploads } from './prune-uploads.js';
 
 /** Bytes read before deciding whether an upload is a vision projector (their headers are small). */
 const sniffBytes = 1024 * 1024;
@@ -16,11 +17,12 @@ const sniffBytes = 1024 * 1024;
  * `create` with a local file), verified against the digest in the path: 201 when stored, 200 when
  * already there, 400 when the bytes hash to another digest (nothing is kept then). The body streams
  * into the store as it arrives, never held whole. A vision projector is held until `/api/create`
- * pairs it with a model.
+ * pairs it with a model. An upload no create names is removed after `unusedUploadKeepMs`.
  */
 export async function handleBlobUpload(context: RouteContext): Promise<Response> {
   const { request, store } = context;
   const hex = parseBlobDigest(context.params.id ?? '');
+  await pruneUploads(store, { clock: context.clock, projectors: context.projectorUploads });
   const known =
     (await findBlob(store, hex)) ?? (await findProjector(store, context.projectorUploads, hex));
   if (known !== undefined) {

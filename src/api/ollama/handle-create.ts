@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LmtabError } from '../../errors/index.js';
 import { GoTemplate, normalizeParameters } from '../../modelfile/index.js';
 import type { ModelCustomization } from '../../modelfile/index.js';
-import type { ModelRecord } from '../../store/index.js';
+import type { ModelParts, ModelRecord } from '../../store/index.js';
 import { findModel } from '../find-model.js';
 import { jsonResponse } from '../json-response.js';
 import { parseWire } from '../parse-wire.js';
@@ -13,6 +13,7 @@ import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';
 import { ndjsonResponse } from './ndjson-response.js';
 import { newModelName } from './new-model-name.js';
+import { pruneUploads } from './prune-uploads.js';
 
 /** `POST /api/create` body, Ollama's current shape (the old `modelfile` text is not read). */
 const createRequestSchema = z.object({
@@ -38,20 +39,30 @@ type CreateWireRequest = z.output<typeof createRequestSchema>;
 /** Where the new model's weights come from. */
 type Base =
   | { kind: 'model'; record: ModelRecord }
-  | { kind: 'file'; record: ModelRecord; hex: string; projector?: UploadedProjector };
+  | {
+      kind: 'file';
+      /** A stored record holding the file (the upload, or any model with that digest). */
+      record: ModelRecord;
+      hex: string;
+      /** The name `files` gives the file. */
+      fileName: string;
+      projector?: NamedProjector;
+    };
 
 /** A vision projector named in `files`, to attach to the new model. */
-interface UploadedProjector {
-  name: string;
+interface NamedProjector {
   hex: string;
-  blob: Blob;
+  /** The model's projector as `ModelStore.compose` takes it: a file to store, or a model's to share. */
+  part: NonNullable<ModelParts['projector']>;
 }
 
 /**
  * `POST /api/create`: a custom model from a stored one (`from`) or an uploaded file (`files`, or
  * `from: "sha256:HEX"`), with a TEMPLATE, SYSTEM, PARAMETERs, MESSAGE history and LICENSE. Settings
- * not given are inherited from a custom base model, as in Ollama. Answers NDJSON status lines
- * ending with `{"status":"success"}` (one JSON object when `stream` is false).
+ * not given are inherited from a custom base model, as in Ollama. A model made from a file is
+ * that file, the projector `files` names (or none) and the request's settings, whatever else
+ * shares the file. Answers NDJSON status lines ending with `{"status":"success"}` (one JSON object
+ * when `stream` is false).
  */
 export async function handleCreate(context: RouteContext): Promise<Response> {
   const body = await readJsonBody(context.request, { maxBytes: context.maxBodyBytes });
@@ -65,12 +76,14 @@ export async function handleCreate(context: RouteContext): Promise<Response> {
   }
 }
 
-/** Deletes the uploaded files (`sha256-...` records) that a failed create named. */
+/** Deletes the uploaded files (`sha256-...` records, held projectors) that a failed create named. */
 async function dropStagedUploads(context: RouteContext, wire: CreateWireRequest): Promise<void> {
   const digests = [...Object.values(wire.files ?? {}), wire.from ?? ''];
   for (const digest of digests) {
     if (!/^sha256[:-][0-9a-fA-F]{64}$/.test(digest.trim())) continue;
-    const staged = blobRecordId(parseBlobDigest(digest));
+    const hex = parseBlobDigest(digest);
+    context.projectorUploads.delete(hex);
+    const staged = blobRecordId(hex);
     if ((await context.store.get(staged)) !== undefined) {
       await context.store.delete(staged).catch(() => undefined);
     }
@@ -87,9 +100,10 @@ async function createModel(context: RouteContext, wire: CreateWireRequest): Prom
   }
   const name = newModelName(rawName, 'model');
   refuseUnsupported(wire);
+  const { store } = context;
+  await pruneUploads(store, { clock: context.clock, projectors: context.projectorUploads });
   const base = await findBase(context, wire);
   const customization = customize(wire, base);
-  const { store } = context;
 
   const statuses = [
     base.kind === 'file'
@@ -98,28 +112,27 @@ async function createModel(context: RouteContext, wire: CreateWireRequest): Prom
   ];
   if (base.kind === 'file') {
     const staged = blobRecordId(base.hex);
-    if (customization === undefined && base.record.customization === undefined) {
-      await store.copy(base.record.id, name);
-    } else {
-      // The new record names the file by its digest; a custom record needs that name stored.
-      if (base.record.id !== staged) await store.copy(base.record.id, staged);
-      await store.createCustom(name, {
-        ...(customization ?? emptyCustomization(staged)),
-        from: staged,
-      });
-    }
-    if (base.projector !== undefined) {
-      const { name: fileName, hex, blob } = base.projector;
-      await store.attachProjector(name, new File([blob], fileName), { signal: context.signal });
-      context.projectorUploads.delete(hex);
-      statuses.push(`using vision projector sha256:${hex}`);
+    const { projector } = base;
+    // Only the file's weights come from the record holding them: its projector, settings and
+    // source are that model's own.
+    await store.compose(name, {
+      weightsOf: base.record.id,
+      fileName: base.fileName,
+      ...(projector === undefined ? {} : { projector: projector.part }),
+      ...(customization === undefined ? {} : { customization }),
+      signal: context.signal,
+    });
+    if (projector !== undefined) {
+      context.projectorUploads.delete(projector.hex);
+      statuses.push(`using vision projector sha256:${projector.hex}`);
     }
     if ((await store.get(staged)) !== undefined) await store.delete(staged);
   } else {
     await store.createCustom(name, customization ?? emptyCustomization(base.record.id));
   }
-  // A model resident under this name would otherwise keep answering with its old files.
-  if (context.engine.loaded().some((m) => m.model === name)) await context.engine.unload(name);
+  // A model resident under this name, or loading now, would otherwise keep answering with its old
+  // files; the engine runs loads and unloads in arrival order, so this one follows such a load.
+  await context.engine.unload(name);
   statuses.push(`writing model ${name}`, 'success');
 
   if (wire.stream === false) return jsonResponse({ status: 'success' });
@@ -178,18 +191,20 @@ async function filesBase(context: RouteContext, files: [string, string][]): Prom
     );
   if (files.length > 2) throw tooMany();
   let model: { name: string; hex: string } | undefined;
-  let projector: UploadedProjector | undefined;
+  let projector: NamedProjector | undefined;
   for (const [name, digest] of files) {
     const hex = parseBlobDigest(digest, `files.${name}`);
-    const blob = (await findBlob(context.store, hex))
+    const found = (await findBlob(context.store, hex))
       ? undefined
       : await findProjector(context.store, context.projectorUploads, hex);
-    if (blob === undefined) {
+    if (found === undefined) {
       if (model !== undefined) throw tooMany();
       model = { name, hex };
     } else {
       if (projector !== undefined) throw tooMany();
-      projector = { name, hex, blob };
+      const part =
+        found.kind === 'upload' ? { file: new File([found.blob], name) } : { of: found.holder };
+      projector = { hex, part };
     }
   }
   if (model === undefined) {
@@ -198,11 +213,15 @@ async function filesBase(context: RouteContext, files: [string, string][]): Prom
       'files',
     );
   }
-  const base = await fileBase(context, model.hex);
+  const base = await fileBase(context, model.hex, model.name);
   return base.kind === 'file' && projector !== undefined ? { ...base, projector } : base;
 }
 
-async function fileBase(context: RouteContext, hex: string): Promise<Base> {
+async function fileBase(
+  context: RouteContext,
+  hex: string,
+  fileName = `${blobRecordId(hex)}.gguf`,
+): Promise<Base> {
   const record = await findBlob(context.store, hex);
   if (record === undefined) {
     throw new LmtabError(
@@ -211,7 +230,7 @@ async function fileBase(context: RouteContext, hex: string): Promise<Base> {
       { param: 'files' },
     );
   }
-  return { kind: 'file', record, hex };
+  return { kind: 'file', record, hex, fileName };
 }
 
 /**
@@ -230,7 +249,8 @@ function customize(wire: CreateWireRequest, base: Base): ModelCustomization | un
   const template = wire.template === '' ? undefined : (wire.template ?? inherited?.template);
   const system = wire.system ?? inherited?.system;
   const result: ModelCustomization = {
-    from: base.record.id,
+    // A file's model names the file, not whichever stored record happened to hold it.
+    from: base.kind === 'file' ? blobRecordId(base.hex) : base.record.id,
     ...(template === undefined ? {} : { template }),
     ...(system === undefined ? {} : { system }),
     parameters: { ...inherited?.parameters, ...normalizeParameters(wire.parameters ?? {}) },

@@ -1,6 +1,6 @@
 import { LmtabError } from '../../errors/index.js';
 import { Sha256 } from '../../store/index.js';
-import type { ModelRecord, ModelStore, StoreProgress } from '../../store/index.js';
+import type { ModelRecord, ModelStore, StoreProgress, StoredFile } from '../../store/index.js';
 import { modelRecordFixture } from './model-record-fixture.js';
 
 /** A ModelStore double over records in memory; only what the API reads and writes is implemented. */
@@ -86,22 +86,36 @@ export function createMemoryStore(records: ModelRecord[]): MemoryStore {
       }
       return record;
     },
-    async attachProjector(id, projector) {
-      const data = new Uint8Array(await projector.arrayBuffer());
-      const fileId = `import-${++imports}`;
-      bytes.set(fileId, data);
-      const record = require(id);
-      return put({
-        ...record,
-        projector: {
+    async compose(id, parts) {
+      const weights = require(parts.weightsOf);
+      let projector: StoredFile | undefined;
+      if (parts.projector !== undefined && 'file' in parts.projector) {
+        const { file } = parts.projector;
+        const data = new Uint8Array(await file.arrayBuffer());
+        const fileId = `import-${++imports}`;
+        bytes.set(fileId, data);
+        projector = {
           fileId,
-          name: projector.name,
+          name: file.name,
           size: data.length,
           sha256: new Sha256().update(data).digestHex(),
           chunkSize: data.length,
           chunks: 1,
           complete: true,
-        },
+        };
+      } else if (parts.projector !== undefined) {
+        projector = require(parts.projector.of).projector;
+      }
+      return put({
+        id,
+        source: { kind: 'import', fileName: parts.fileName ?? weights.files[0]?.name ?? id },
+        files: weights.files,
+        ...(projector === undefined ? {} : { projector }),
+        gguf: weights.gguf,
+        sizeBytes: weights.files.reduce((n, f) => n + f.size, projector?.size ?? 0),
+        ...(weights.digest === undefined ? {} : { digest: weights.digest }),
+        createdAt: weights.createdAt,
+        ...(parts.customization === undefined ? {} : { customization: parts.customization }),
       });
     },
     createCustom: (id, customization) => put({ ...require(customization.from), id, customization }),

@@ -207,7 +207,7 @@ function parseObject(text: string | undefined, where: string): Record<string, un
   } catch (error) {
     throw new LmtabError(
       'invalid_request',
-      `Cannot add lmtab to ${where}: expected plain JSON, and it does not parse (${(error as Error).message}). Remove its comments or add lmtab's provider by hand (see the README).`,
+      `Cannot add lmtab to ${where}: expected plain JSON, and it does not parse (${(error as Error).message}). Remove its comments or add lmtab's provider by hand (see docs/cli.md, Coding agents).`,
       { cause: error },
     );
   }

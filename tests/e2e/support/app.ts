@@ -1,6 +1,8 @@
 import { build } from 'esbuild';
-import { expect, type Page } from '@playwright/test';
+import type { test as playwrightTest } from '@playwright/test';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
 import { join } from 'node:path';
+import type { EngineSettings } from '../../../src/engine/index.js';
 import { fixtureDir } from './paths.js';
 
 const pageBundles = new Map<string, Promise<string>>();
@@ -115,4 +117,54 @@ export async function pngDataUri(page: Page, width = 64, height = 48): Promise<s
     },
     [width, height] as const,
   );
+}
+
+/** Makes every page of `context` start its engine with `settings` (the Developer tab's load settings). */
+export async function withEngineSettings(
+  context: BrowserContext,
+  settings: EngineSettings,
+): Promise<void> {
+  await context.addInitScript(
+    (saved) => localStorage.setItem('lmtab.engine-settings', saved),
+    JSON.stringify(settings),
+  );
+}
+
+/**
+ * One app page for every test of the calling file, in place of Playwright's fresh page per test: a
+ * fresh context installs the service worker and its 31 MB precache again, and its engine starts
+ * anew (about 5 s a test, 18 s with two workers on two cores). The page opens in `beforeAll` and
+ * closes in `afterAll`, so the next file finds no engine tab of this one; a failed test restarts
+ * the worker, and the next test gets a new page. `importOnce` imports each fixture once per page.
+ * For specs whose tests leave nothing behind that another reads (no stored lists, no settings).
+ */
+export function oneAppPage(base: typeof playwrightTest) {
+  let context: BrowserContext | undefined;
+  let shared: Page | undefined;
+  const imports = new Map<string, Promise<string>>();
+  base.beforeAll(async ({ browser }, testInfo) => {
+    const { baseURL, storageState } = testInfo.project.use;
+    const opened = await browser.newContext({ baseURL, storageState });
+    context = opened;
+    shared = await opened.newPage();
+    await openApp(shared);
+  });
+  base.afterAll(async () => {
+    imports.clear();
+    await context?.close();
+  });
+  const test = base.extend<{ page: Page }>({
+    // eslint-disable-next-line no-empty-pattern
+    page: async ({}, use) => use(shared!),
+  });
+  const importOnce = (page: Page, file: string, projector?: string): Promise<string> => {
+    const key = `${file} ${projector ?? ''}`;
+    let id = imports.get(key);
+    if (id === undefined) {
+      id = importModel(page, file, projector);
+      imports.set(key, id);
+    }
+    return id;
+  };
+  return { test, importOnce };
 }

@@ -1,7 +1,8 @@
 import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { EngineSettings } from '../../../src/engine/index.js';
 import { createRelay, type Relay, type RelayOptions } from '../../../src/relay/index.js';
-import { importModel } from './app.js';
+import { importModel, withEngineSettings } from './app.js';
 import { testPorts } from '../../support/test-ports.js';
 
 /** Ports the relay specs may use (other specs run beside them on other ports). */
@@ -47,6 +48,12 @@ export interface EngineTab {
   page: Page;
 }
 
+/** Options of {@link openEngineTab}. */
+export interface EngineTabOptions {
+  /** Load settings the tab's engine starts with, as the Developer tab saves them; none by default. */
+  engineSettings?: EngineSettings;
+}
+
 /**
  * Opens the relay's pairing link (the connect flag, the secret in the fragment) in a fresh
  * context, so the tab is an engine of its own, and imports `models` (file names of fixtures,
@@ -56,9 +63,12 @@ export async function openEngineTab(
   browser: Browser,
   relay: Relay,
   models: { file: string; projector?: string }[],
+  options: EngineTabOptions = {},
 ): Promise<EngineTab> {
   const before = relay.stats().engines.length;
   const context = await browser.newContext();
+  const { engineSettings } = options;
+  if (engineSettings !== undefined) await withEngineSettings(context, engineSettings);
   const page = await context.newPage();
   // The app's first visit (service worker install, the reload for isolation, the engine worker's
   // start) and the imports come first, then the pairing link: opened first, under a loaded machine
@@ -69,6 +79,16 @@ export async function openEngineTab(
   await expect.poll(() => relay.stats().engines.length, { timeout: 90_000 }).toBe(before + 1);
   return { context, page };
 }
+
+/**
+ * The load settings of engines that hear and speak with the tiny audio fixtures: one thread. Their
+ * ops take microseconds, and ggml's threads meet at a barrier after every op: on two cores shared
+ * with the browser and other jobs, the second thread waits for a core at each one. The speech
+ * pipeline computes about three graphs per 80 ms frame (backbone, flow net, an eighth of the
+ * decoder); on the CI's two cores (load average 5 to 18) a frame took 150 to 740 ms on two
+ * threads and 12 to 60 ms on one, a one-second transcription 61 to 90 s against 2 to 15 s.
+ */
+export const hearingEngineSettings: EngineSettings = { threads: 1 };
 
 /**
  * The models of the audio specs' engine tab: the tiny text model with an audio projector (it

@@ -22,6 +22,7 @@ export declare function installOnce(
   step: (partial: string) => void,
 ): boolean;
 export declare function aptDownload(packages: string[], dir: string): Record<string, string>;
+export declare function installLavapipe(cacheDir: string, log: (line: string) => void): Lavapipe;
 export declare function ensureWebgpu(options?: {
   cacheDir?: string;
   lavapipe?: boolean;

@@ -16,8 +16,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineCacheDir } from '../machine-cache.mjs';
 
 /** The pinned pieces; a change here reinstalls that piece. */
 export const webgpuPins = {
@@ -38,9 +39,8 @@ export const webgpuPins = {
   ],
 };
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-/** Default cache folder (ignored by git). */
-export const defaultCacheDir = join(root, 'tests/.cache/webgpu');
+/** Default cache folder: the machine's (each pin is installed once for every checkout). */
+export const defaultCacheDir = machineCacheDir('webgpu');
 
 const libDir = 'root/usr/lib/x86_64-linux-gnu';
 
@@ -55,7 +55,8 @@ export function installOnce(dest, stamp, step) {
   ) {
     return false;
   }
-  const partial = `${dest}.partial`;
+  // Its own partial folder, so that two checkouts installing at once do not write into one.
+  const partial = `${dest}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
   step(partial);
@@ -169,7 +170,11 @@ export function aptDownload(packages, dir) {
   return versions;
 }
 
-function installLavapipe(cacheDir, log) {
+/**
+ * Installs lavapipe (`webgpuPins.lavapipe`) into `cacheDir/lavapipe` once, and answers its ICD file,
+ * its library folder and the packages' versions.
+ */
+export function installLavapipe(cacheDir, log) {
   const dest = join(cacheDir, 'lavapipe');
   const stamp = webgpuPins.lavapipe.join(' ');
   const done = installOnce(dest, stamp, (dir) => {
@@ -199,7 +204,7 @@ function installLavapipe(cacheDir, log) {
 /**
  * Installs what is missing and answers where it is.
  * @param {{cacheDir?: string, lavapipe?: boolean, log?: (line: string) => void}} [options]
- *   `cacheDir`: default tests/.cache/webgpu; `lavapipe`: also the CPU Vulkan driver (default true);
+ *   `cacheDir`: default the machine cache's `webgpu` folder; `lavapipe`: also the CPU Vulkan driver (default true);
  *   `log`: progress lines (default stderr).
  * @returns {{node: string, dawn: string, lavapipe?: {icd: string, libDir: string, versions: Record<string, string>}}}
  */

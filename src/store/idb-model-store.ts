@@ -5,6 +5,7 @@ import type { ModelCustomization } from '../modelfile/index.js';
 import type { ModelRecord, StoredFile } from './model-record.js';
 import { isComplete, modelFormat } from './model-record.js';
 import { readChunks } from './read-chunks.js';
+import { storedBytes } from './download-record.js';
 import { Sha256 } from './sha256.js';
 import { filesBeingWritten, uploadSession, type UploadSession } from './upload-lock.js';
 import type {
@@ -103,18 +104,20 @@ export function createIdbModelStore(
   }
 
   async function writeChunk(file: StoredFile, index: number, data: Blob): Promise<void> {
-    try {
-      await set(chunkKey(file.fileId, index), data, chunks);
-    } catch (error) {
-      if (error instanceof DOMException && error.name === 'QuotaExceededError') {
-        throw new LmtabError(
-          'quota_exceeded',
-          `Not enough storage: the browser refused to store ${file.name} beyond ${formatBytes(index * file.chunkSize)} of ${formatBytes(file.size)} (its storage quota is full). Delete a model to make room, then try again.`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    const progress = `${file.name} beyond ${formatBytes(index * file.chunkSize)} of ${formatBytes(file.size)}`;
+    await quotaChecked(set(chunkKey(file.fileId, index), data, chunks), progress);
+  }
+
+  /** Saves a record; a full quota names the file whose progress it was keeping. */
+  async function saveRecord(record: ModelRecord): Promise<void> {
+    const pending = [...record.files, ...(record.projector ? [record.projector] : [])].find(
+      (file) => !file.complete,
+    );
+    const what =
+      pending === undefined
+        ? `the record of ${record.id}`
+        : `${pending.name} beyond ${formatBytes(storedBytes(pending))} of ${formatBytes(pending.size)}`;
+    await quotaChecked(set(record.id, record, records), what);
   }
 
   async function deleteChunks(file: StoredFile): Promise<void> {
@@ -220,7 +223,7 @@ export function createIdbModelStore(
       digest: stored.sha256,
       createdAt: clock(),
     };
-    await set(id, record, records);
+    await saveRecord(record);
     if (previous) await dropUnusedFiles(previous);
     yield { type: 'done', record };
   }
@@ -286,7 +289,7 @@ export function createIdbModelStore(
         digest: file.sha256,
         createdAt: clock(),
       };
-      await set(id, record, records);
+      await saveRecord(record);
       if (previous) await dropUnusedFiles(previous);
       return record;
     } catch (error) {
@@ -335,7 +338,7 @@ export function createIdbModelStore(
         ...(parts.customization === undefined ? {} : { customization: parts.customization }),
       };
       previous = await getRecord(id);
-      await set(id, record, records);
+      await saveRecord(record);
     } catch (error) {
       if (stored !== undefined) await deleteChunks(stored);
       throw error;
@@ -398,7 +401,7 @@ export function createIdbModelStore(
   /** Saves a record over any of the same id, dropping the files only the replaced one used. */
   async function replaceRecord(record: ModelRecord): Promise<ModelRecord> {
     const previous = await getRecord(record.id);
-    await set(record.id, record, records);
+    await saveRecord(record);
     if (previous) await dropUnusedFiles(previous);
     return record;
   }
@@ -461,7 +464,7 @@ export function createIdbModelStore(
 
   async function touch(id: string): Promise<void> {
     const record = await getRecord(id);
-    if (record) await set(id, { ...record, lastUsedAt: clock() }, records);
+    if (record) await saveRecord({ ...record, lastUsedAt: clock() });
   }
 
   return {
@@ -477,13 +480,33 @@ export function createIdbModelStore(
     touch,
     sweepOrphanChunks,
     writeChunk,
-    putRecord: (record) => set(record.id, record, records),
+    putRecord: saveRecord,
     readFile: readBlob,
     partials: async () =>
       (await values<ModelRecord>(records))
         .filter((record) => !isComplete(record))
         .sort((a, b) => a.createdAt - b.createdAt),
   };
+}
+
+/**
+ * Waits for a write; the browser's refusal for a full quota becomes `quota_exceeded` naming what it
+ * refused. Any write may be the one refused: Chromium 156 took a chunk and refused the small record
+ * saved after it.
+ */
+async function quotaChecked(write: Promise<void>, what: string): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'QuotaExceededError') {
+      throw new LmtabError(
+        'quota_exceeded',
+        `Not enough storage: the browser refused to store ${what} (its storage quota is full). Delete a model to make room, then try again.`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 /** Refuses a stream at its first chunk when it does not start like a GGUF file. */

@@ -1,13 +1,6 @@
 import { LmtabError } from '../errors/index.js';
 import { acquireDownloadLock } from './download-lock.js';
-import {
-  checkRequest,
-  filesOf,
-  newRecord,
-  sameFiles,
-  storedBytes,
-  withoutUndefined,
-} from './download-record.js';
+import { checkRequest, newRecord, sameFiles, withoutUndefined } from './download-record.js';
 import type {
   DownloadEvent,
   DownloadOptions,
@@ -16,7 +9,7 @@ import type {
 } from './download-types.js';
 import { fetchFile, type Run } from './fetch-file.js';
 import type { ModelRecord } from './model-record.js';
-import { isComplete } from './model-record.js';
+import { filesOf, isComplete, storedBytes } from './model-record.js';
 import { RateMeter } from './rate-meter.js';
 import { ensureSpace } from './storage-space.js';
 import { summarizeDownload } from './summarize-download.js';

@@ -1,6 +1,7 @@
 // A download's record: made from the request, compared with an unfinished one, measured.
 import { LmtabError } from '../errors/index.js';
 import type { ModelRecord, StoredFile } from './model-record.js';
+import { filesOf } from './model-record.js';
 import type { DownloadFile, DownloadRequest } from './download-types.js';
 
 const minChunk = 64 * 1024;
@@ -86,16 +87,6 @@ export function sameFiles(record: ModelRecord, request: DownloadRequest): boolea
       );
     })
   );
-}
-
-/** A record's files, the projector last. */
-export function filesOf(record: ModelRecord): StoredFile[] {
-  return [...record.files, ...(record.projector ? [record.projector] : [])];
-}
-
-/** Bytes of a file already stored (whole chunks). */
-export function storedBytes(file: StoredFile): number {
-  return file.complete ? file.size : Math.min(file.size, file.chunks * file.chunkSize);
 }
 
 /** A copy without `undefined` fields. */

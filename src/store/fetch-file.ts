@@ -1,7 +1,8 @@
 // One file's transfer: Range requests, chunked storing with the running sha256, retries.
 import { LmtabError } from '../errors/index.js';
 import type { ModelRecord, StoredFile } from './model-record.js';
-import { filesOf, storedBytes, withoutUndefined } from './download-record.js';
+import { withoutUndefined } from './download-record.js';
+import { filesOf, storedBytes } from './model-record.js';
 import type { DownloadEvent, DownloadOptions } from './download-types.js';
 import type { RateMeter } from './rate-meter.js';
 import { Sha256 } from './sha256.js';

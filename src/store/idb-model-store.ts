@@ -3,9 +3,8 @@ import { LmtabError } from '../errors/index.js';
 import { readGgufSummary } from './gguf-header.js';
 import type { ModelCustomization } from '../modelfile/index.js';
 import type { ModelRecord, StoredFile } from './model-record.js';
-import { isComplete, modelFormat } from './model-record.js';
+import { filesOf, isComplete, modelFormat, storedBytes } from './model-record.js';
 import { readChunks } from './read-chunks.js';
-import { storedBytes } from './download-record.js';
 import { Sha256 } from './sha256.js';
 import { filesBeingWritten, uploadSession, type UploadSession } from './upload-lock.js';
 import type {
@@ -110,9 +109,7 @@ export function createIdbModelStore(
 
   /** Saves a record; a full quota names the file whose progress it was keeping. */
   async function saveRecord(record: ModelRecord): Promise<void> {
-    const pending = [...record.files, ...(record.projector ? [record.projector] : [])].find(
-      (file) => !file.complete,
-    );
+    const pending = filesOf(record).find((file) => !file.complete);
     const what =
       pending === undefined
         ? `the record of ${record.id}`

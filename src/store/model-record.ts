@@ -112,6 +112,16 @@ export interface ModelRecord {
   paused?: boolean;
 }
 
+/** A record's files, the projector last. */
+export function filesOf(record: ModelRecord): StoredFile[] {
+  return [...record.files, ...(record.projector ? [record.projector] : [])];
+}
+
+/** Bytes of a file already stored (whole chunks). */
+export function storedBytes(file: StoredFile): number {
+  return file.complete ? file.size : Math.min(file.size, file.chunks * file.chunkSize);
+}
+
 /** Whether every file of a record is stored. */
 export function isComplete(record: ModelRecord): boolean {
   return record.files.every((f) => f.complete) && (record.projector?.complete ?? true);

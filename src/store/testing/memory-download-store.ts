@@ -1,6 +1,6 @@
 import type { DownloadStore } from '../download-model.js';
-import type { ModelRecord, StoredFile } from '../model-record.js';
-import { isComplete } from '../model-record.js';
+import type { ModelRecord } from '../model-record.js';
+import { filesOf, isComplete } from '../model-record.js';
 
 /** An in-memory {@link DownloadStore} for tests, with its chunks open to inspection. */
 export interface MemoryDownloadStore extends DownloadStore {
@@ -17,10 +17,6 @@ export function createMemoryDownloadStore(): MemoryDownloadStore {
   const records = new Map<string, ModelRecord>();
   const chunks = new Map<string, Blob>();
   const writes: string[] = [];
-  const filesOf = (record: ModelRecord): StoredFile[] => [
-    ...record.files,
-    ...(record.projector ? [record.projector] : []),
-  ];
   return {
     records,
     chunks,

@@ -11,12 +11,25 @@ const isolationHeaders = {
   'Service-Worker-Allowed': '/',
 };
 
-/** Largest file precached: wllama.wasm is 8.7 MB, web-llm's bundle about 6 MB (workbox's default is 2 MiB). */
+/** Largest file precached: lmtab-cpu.wasm is 13.5 MB, wllama.wasm 10.2 MB (workbox's default is 2 MiB). */
 const maxPrecachedBytes = 32 * 1024 * 1024;
 
 /**
- * Writes the precache manifest (every built file with a revision) into `sw.js` once the bundle is
- * on disk, replacing `self.__WB_MANIFEST`. Hashed files under `assets/` are their own revision.
+ * The engine files that only some devices and models need, stored the first time they are used
+ * (sw/on-demand-cache.ts) instead of at install: wllama's stock build (WebGPU, projectors, audio,
+ * models over 4 GiB), lmtab's memory64 kernels and web-llm (MLC models). lmtab's CPU build is
+ * stored at install, so every stored text model runs offline on any device.
+ */
+const onDemandPatterns = [
+  'assets/wllama-*.wasm',
+  'assets/lmtab-kernels64-*.wasm',
+  'assets/web-llm-*.js',
+];
+
+/**
+ * Writes the two file lists into `sw.js` once the bundle is on disk: `self.__WB_MANIFEST` (every
+ * built file but the on-demand ones, stored at install) and `self.__LMTAB_ON_DEMAND`. Hashed files
+ * under `assets/` are their own revision.
  */
 function precacheManifest(): Plugin {
   let outDir = 'dist';
@@ -30,18 +43,32 @@ function precacheManifest(): Plugin {
     },
     async closeBundle() {
       const sw = resolve(outDir, 'sw.js');
-      const { count, size, warnings } = await injectManifest({
+      const common = {
         swSrc: sw,
         swDest: sw,
         globDirectory: outDir,
-        globPatterns: ['**/*.{html,js,css,wasm,svg,png,webmanifest,json}'],
-        globIgnores: ['**/*.map'],
         dontCacheBustURLsMatching: /^assets\//,
         maximumFileSizeToCacheInBytes: maxPrecachedBytes,
-      });
+      };
+      const lists = [
+        await injectManifest({
+          ...common,
+          globPatterns: ['**/*.{html,js,css,wasm,svg,png,webmanifest,json}'],
+          globIgnores: ['**/*.map', ...onDemandPatterns],
+        }),
+        await injectManifest({
+          ...common,
+          globPatterns: onDemandPatterns,
+          injectionPoint: 'self.__LMTAB_ON_DEMAND',
+        }),
+      ];
       // A skipped file would silently break offline use: fail the build instead.
+      const warnings = lists.flatMap((list) => list.warnings);
       if (warnings.length > 0) throw new Error(`Precache manifest: ${warnings.join('; ')}`);
-      log(`precache manifest: ${count} files, ${(size / 1e6).toFixed(1)} MB injected into sw.js`);
+      const [installed, onDemand] = lists.map(
+        ({ count, size }) => `${count} files, ${(size / 1e6).toFixed(1)} MB`,
+      );
+      log(`precache manifest: ${installed} at install, ${onDemand} on first use, in sw.js`);
     },
   };
 }
@@ -63,6 +90,13 @@ function webLlmCatalog(): Plugin {
   };
 }
 
+/** The engine worker's chunks: web-llm's as `web-llm-HASH.js`, the others as vite names them. */
+function workerChunkName(chunk: { moduleIds: readonly string[] }): string {
+  return chunk.moduleIds.some((id) => id.includes('/@mlc-ai/web-llm/'))
+    ? 'assets/web-llm-[hash].js'
+    : 'assets/[name]-[hash].js';
+}
+
 /** The unit tests (vitest, Node 20). */
 const unitTests = [
   'src/**/*.test.ts',
@@ -78,7 +112,8 @@ const unitTests = [
 export default defineConfig({
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders, port: 1234 },
-  worker: { format: 'es' },
+  // web-llm's chunk (the engine worker imports it) by name, for the list of files stored on first use.
+  worker: { format: 'es', rollupOptions: { output: { chunkFileNames: workerChunkName } } },
   optimizeDeps: { exclude: ['@wllama/wllama'] },
   define: {
     // Tells builds apart (the update banner, tests that deploy one build over another).

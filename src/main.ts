@@ -6,12 +6,16 @@ import { loadEngineSettings } from './engine/index.js';
 import type { EngineSettings } from './engine/index.js';
 import { hubHeadersFor, loadHubSettings } from './hub/index.js';
 import { createIdbModelStore, DownloadManager } from './store/index.js';
+import type { ModelStore } from './store/index.js';
 import { createConversationStore, loadApiSettings, RelayServer } from './ui/index.js';
 import type { LmtabApp } from './ui/index.js';
 import packageJson from '../package.json';
 
 /** Session flag: this tab already reloaded once to come under the worker's isolation headers. */
 const isolationReloadKey = 'lmtab:isolation-reload';
+
+/** How often an open app checks for a stored model before asking for the full offline copy. */
+const offlineCopyCheckMs = 60_000;
 
 function controllerChange(): Promise<void> {
   return new Promise((resolve) =>
@@ -106,6 +110,21 @@ function reloadForIsolation(): boolean {
   return true;
 }
 
+/**
+ * Once the store holds a model (checked a minute after the app opens, then each minute), asks the
+ * service worker to store the engine files it keeps only once used (sw/on-demand-cache.ts): from
+ * then on every build runs offline, WebGPU and projectors included. Once per page.
+ */
+function askForOfflineCopy(store: ModelStore): void {
+  const check = async () => {
+    const models = await store.list().catch(() => []);
+    const worker = navigator.serviceWorker.controller;
+    if (models.length === 0 || worker === null) return void setTimeout(check, offlineCopyCheckMs);
+    worker.postMessage({ type: 'lmtab:store-engine-files' });
+  };
+  setTimeout(check, offlineCopyCheckMs);
+}
+
 function startEngineWorker(settings: EngineSettings) {
   const worker = new Worker(new URL('./worker-main.ts', import.meta.url), {
     type: 'module',
@@ -165,6 +184,7 @@ async function main(): Promise<void> {
       headers: (url) => hubHeadersFor(url, loadHubSettings()),
     });
     void downloads.start();
+    askForOfflineCopy(store);
     app.store = store;
     app.downloads = downloads;
     app.engineHost = host;

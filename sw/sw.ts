@@ -15,11 +15,14 @@ import {
 } from '../src/bridge/wire.js';
 import { errorResponse, streamErrorBytes } from '../src/api/wire.js';
 import { createIdbModelStore, serveStoredFile, storedFilePrefix } from '../src/store/index.js';
+import { createOnDemandCache, type OnDemandEntry } from './on-demand-cache.js';
 import { withIsolationHeaders } from './with-isolation-headers.js';
 
 declare const self: ServiceWorkerGlobalScope & {
-  /** Replaced at build by workbox-build's injectManifest; absent under `vite dev`. */
+  /** The files stored at install; replaced at build by workbox-build's injectManifest; absent under `vite dev`. */
   __WB_MANIFEST?: Array<PrecacheEntry | string>;
+  /** The engine files stored when first used (on-demand-cache.ts); replaced at build the same way. */
+  __LMTAB_ON_DEMAND?: Array<OnDemandEntry | string>;
 };
 
 /** Milliseconds to wait for a tab to hand over an engine port before answering 503. */
@@ -35,6 +38,11 @@ interface ClaimRequest {
   type: 'lmtab:claim';
 }
 
+/** Sent by a page once it holds a stored model: store every on-demand engine file for offline use. */
+interface StoreEngineFiles {
+  type: 'lmtab:store-engine-files';
+}
+
 interface Host {
   port: MessagePort;
   clientId: string;
@@ -43,12 +51,21 @@ interface Host {
 let host: Host | undefined;
 let hostWaiters: Array<(host: Host) => void> = [];
 
+const onDemand = createOnDemandCache({ entries: self.__LMTAB_ON_DEMAND ?? [] });
+
 // A first install activates at once; an update waits for "Reload to update" (SKIP_WAITING).
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('activate', (event) =>
+  event.waitUntil(Promise.all([self.clients.claim(), onDemand.prune()])),
+);
 
 self.addEventListener('message', (event) => {
   const data = event.data as
-    HostAnnouncement | SkipWaiting | ClaimRequest | EnginePortWanted | undefined;
+    HostAnnouncement | SkipWaiting | ClaimRequest | StoreEngineFiles | EnginePortWanted | undefined;
+  if (data?.type === 'lmtab:store-engine-files') {
+    // Offline without a network copy later: an unreachable server leaves the rest for next time.
+    event.waitUntil(onDemand.storeAll().catch(() => undefined));
+    return;
+  }
   if (data?.type === 'lmtab:engine-port' && event.ports[0]) {
     event.waitUntil(passPortWanted(event.ports[0]));
     return;
@@ -155,6 +172,10 @@ self.addEventListener('fetch', (event) => {
     return;
   }
   if (request.method !== 'GET') return;
+  if (onDemand.has(request.url)) {
+    event.respondWith(onDemand.respond(request).then(withIsolationHeaders));
+    return;
+  }
   if (url.pathname.startsWith(storedFilePrefix)) {
     event.respondWith(serveStoredFile(store, url.pathname).then(withIsolationHeaders));
     return;

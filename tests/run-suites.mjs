@@ -1,7 +1,8 @@
 // `npm test` and `npm run test:quick`: runs every suite in turn, even when an earlier one fails,
 // times each, reads its counts from its own report, and ends with one line per suite and the plain
-// summary `N passed, N failed, N skipped`. A suite whose report is missing, or that ran no test,
-// fails by name. Exits non-zero when any suite failed. Writes reports/suites.json.
+// summary `N passed, N failed` (skipped tests on the line before). A suite whose report is missing,
+// or that ran no test, fails by name. Exits non-zero when any suite failed. Writes
+// reports/suites.json.
 //
 //   node tests/run-suites.mjs            every suite (what CI runs)
 //   node tests/run-suites.mjs --quick    the inner loop: typecheck, lint, unit, build, smoke specs
@@ -25,6 +26,11 @@ import { relative } from 'node:path';
  * by its exit code. `cost` is what the suite took on a clean clone of the 2-core CI machine: a new
  * suite states its own (docs/development.md).
  */
+/** The Playwright projects of the `e2e` suite: all but the heavy specs (playwright.config.ts). */
+const lightProjects = ['chromium', 'webgpu-setup', 'webgpu', 'webgpu-swiftshader']
+  .map((name) => `--project ${name}`)
+  .join(' ');
+
 const suites = [
   { name: 'typecheck', command: 'npm run typecheck', cost: '1 min', quick: true, stage: 'static' },
   { name: 'lint', command: 'npm run lint', cost: '1 min', quick: true, stage: 'static' },
@@ -46,12 +52,19 @@ const suites = [
   },
   {
     name: 'e2e',
-    command: 'npm run test:e2e',
-    quickCommand: 'npm run test:e2e -- --grep @smoke',
+    command: `npm run test:e2e -- ${lightProjects}`,
+    quickCommand: `npm run test:e2e -- ${lightProjects} --grep @smoke`,
     report: 'reports/e2e.json',
     read: playwrightCounts,
-    cost: '47 min with one worker',
+    cost: '12 min',
     quick: true,
+  },
+  {
+    name: 'e2e-heavy',
+    command: 'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy',
+    report: 'reports/e2e-heavy.json',
+    read: playwrightCounts,
+    cost: '10 min',
   },
   {
     name: 'soak',
@@ -221,9 +234,22 @@ async function main() {
   // A suite that failed without a failed test (missing report, no test, a bad exit) counts once.
   const failed = total('failed') + results.filter((r) => suiteFailed(r) && r.failed === 0).length;
   const seconds = Math.round((Date.now() - started) / 1000);
+  const summary = `${total('passed')} passed, ${failed} failed`;
   writeFileSync(
     'reports/suites.json',
-    JSON.stringify({ quick, seconds, suites: results }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        quick,
+        seconds,
+        passed: total('passed'),
+        failed,
+        skipped: total('skipped'),
+        summary,
+        suites: results,
+      },
+      null,
+      2,
+    ) + '\n',
   );
   // The failed tests by name, next to the summary: a CI log is often read from its tail.
   const failures = results.flatMap((r) => r.failures.map((name) => `failed ${r.name}: ${name}`));
@@ -234,10 +260,10 @@ async function main() {
     process.stdout.write(`\n${[...shown, ...more].join('\n')}\n`);
   }
   process.stdout.write(`\n${results.map(formatLine).join('\n')}\n`);
-  process.stdout.write(`all suites: ${Math.round(seconds / 60)} min\n`);
   process.stdout.write(
-    `${total('passed')} passed, ${failed} failed, ${total('skipped')} skipped\n`,
+    `all suites: ${Math.round(seconds / 60)} min, ${total('skipped')} skipped\n`,
   );
+  process.stdout.write(`${summary}\n`);
   return results.some(suiteFailed) ? 1 : 0;
 }
 

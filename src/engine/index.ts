@@ -1,3 +1,4 @@
+export { engineDefaults } from './engine-defaults.js';
 export { createWllamaEngine } from './wllama-engine.js';
 export type { WllamaEngine, WllamaEngineOptions } from './wllama-engine.js';
 export {

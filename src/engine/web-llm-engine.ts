@@ -25,6 +25,7 @@ import { createResidency, type ResidencyState } from './residency.js';
 import { webLlmEvents } from './web-llm-events.js';
 import { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm-request.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
+import { engineDefaults } from './engine-defaults.js';
 
 /** The part of web-llm's engine interface lmtab drives. */
 export type WebLlmEngineLike = Pick<
@@ -48,7 +49,7 @@ export interface WebLlmEngineOptions {
    * keeps the files); default web-llm's `deleteModelAllInfoInCache`.
    */
   dropCopies?: (modelId: string, appConfig: AppConfig) => Promise<void>;
-  /** Milliseconds an idle model stays loaded; default 5 minutes. */
+  /** Milliseconds an idle model stays loaded; default {@link engineDefaults.keepAliveMs} (5 minutes). */
   keepAliveMs?: number;
   /** Context length in tokens when a request names none; default the model's own. */
   contextLength?: number;
@@ -156,7 +157,7 @@ function createTurns() {
 export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
   const clock = options.clock ?? Date.now;
   const probe = options.probe ?? probeCapabilities;
-  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
+  const keepAliveMs = options.keepAliveMs ?? engineDefaults.keepAliveMs;
   const createEngine = options.createEngine ?? defaultCreateEngine;
   const dropCopies = options.dropCopies ?? defaultDropCopies;
   const nextTurn = createTurns();

@@ -20,6 +20,7 @@ import { confirmBackend } from './plan-backend.js';
 import { createResidency, type ResidencyState } from './residency.js';
 import { SlotQueue } from './slot-queue.js';
 import { wllamaProxy, type WllamaProxy } from './wllama-proxy.js';
+import { engineDefaults } from './engine-defaults.js';
 
 /** Options of {@link createWllamaEmbedder}. */
 export interface WllamaEmbedderOptions {
@@ -31,9 +32,9 @@ export interface WllamaEmbedderOptions {
   cpuBuild?: CpuBuild;
   /** The compute path to try (the chat engine's plan); WebGPU falls back to WebAssembly. */
   plannedInfo: () => Promise<EngineInfo>;
-  /** Inputs embedded together in one llama.cpp batch (parallel slots); default 16. */
+  /** Inputs embedded together in one llama.cpp batch (parallel slots); default {@link engineDefaults.embeddingSlots} (16). */
   parallel?: number;
-  /** Context length when a request names none and the GGUF has none; default 2048. */
+  /** Context length when a request names none and the GGUF has none; default {@link engineDefaults.embeddingContextLength} (2048). */
   contextLength?: number;
   /** Milliseconds an idle embedding model stays loaded. */
   keepAliveMs: number;
@@ -86,8 +87,8 @@ const maxTruncations = 6;
  * `parallel` slots into one batch, and each vector comes back on its own request id, in order.
  */
 export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbedder {
-  const parallel = options.parallel ?? 16;
-  const defaultContextLength = options.contextLength ?? 2048;
+  const parallel = options.parallel ?? engineDefaults.embeddingSlots;
+  const defaultContextLength = options.contextLength ?? engineDefaults.embeddingContextLength;
 
   async function start(record: ModelRecord, planned: EngineInfo, contextLength: number) {
     const pooling = poolingOf(record);

@@ -73,6 +73,7 @@ import { countPromptTokens } from './count-prompt-tokens.js';
 import { glueBytes, wllamaTokenAction } from './wllama-token-actions.js';
 import { loadVocabTokenizer } from './vocab-tokenizer.js';
 import { cannotHear, cannotSpeak, createFloatToPcm16 } from './audio-model.js';
+import { engineDefaults } from './engine-defaults.js';
 
 /** Options of {@link createWllamaEngine}. */
 export interface WllamaEngineOptions {
@@ -97,13 +98,13 @@ export interface WllamaEngineOptions {
   gpuLayers?: number;
   /** WebAssembly threads; default every core the page may use (1 without cross-origin isolation). */
   threads?: number;
-  /** Context length in tokens shared by all slots; default 4096. */
+  /** Context length in tokens shared by all slots; default {@link engineDefaults.contextLength} (4096). */
   contextLength?: number;
   /** KV cache type (see {@link EngineSettings.kvCache}); default `auto`. */
   kvCache?: EngineSettings['kvCache'];
-  /** Parallel slots, i.e. requests decoded together in one batch; default 4. */
+  /** Parallel slots, i.e. requests decoded together in one batch; default {@link engineDefaults.parallelSlots} (4). */
   parallel?: number;
-  /** Milliseconds an idle model stays loaded; default 5 minutes. */
+  /** Milliseconds an idle model stays loaded; default {@link engineDefaults.keepAliveMs} (5 minutes). */
   keepAliveMs?: number;
   /** Clock in epoch milliseconds; default `Date.now`. */
   clock?: () => number;
@@ -251,8 +252,8 @@ function engineReason(message: string, log: LogRing): string {
 export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
   const clock = options.clock ?? Date.now;
   const probe = options.probe ?? probeCapabilities;
-  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
-  const parallel = options.parallel ?? 4;
+  const keepAliveMs = options.keepAliveMs ?? engineDefaults.keepAliveMs;
+  const parallel = options.parallel ?? engineDefaults.parallelSlots;
   let capabilities: Promise<Capabilities> | undefined;
   let lastGpuLoss: EngineInfo['gpuLost'];
 
@@ -422,7 +423,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     };
   }
 
-  const defaultContextLength = options.contextLength ?? 4096;
+  const defaultContextLength = options.contextLength ?? engineDefaults.contextLength;
   const residency = createResidency<LoadedWllama>({
     store: options.store,
     load: (record, contextLength) => loadRecord(record, contextLength ?? defaultContextLength),

@@ -141,12 +141,13 @@ export function createIdbModelStore(
     };
     await session.hold(file.fileId);
     const hash = new Sha256();
+    const writes = overlappedWrites();
     try {
       for (let offset = 0; offset < source.size; offset += chunkSize) {
         signal?.throwIfAborted();
         const part = source.slice(offset, offset + chunkSize);
         hash.update(new Uint8Array(await part.arrayBuffer()));
-        await writeChunk(file, file.chunks, part);
+        await writes.start(() => writeChunk(file, file.chunks, part));
         file.chunks += 1;
         yield {
           type: 'progress',
@@ -155,7 +156,9 @@ export function createIdbModelStore(
           total: source.size,
         } as const;
       }
+      await writes.finish();
     } catch (error) {
+      await writes.settled();
       await deleteChunks(file);
       throw error;
     }
@@ -242,6 +245,7 @@ export function createIdbModelStore(
     const hash = new Sha256();
     const session = uploadSession();
     await session.hold(file.fileId);
+    const writes = overlappedWrites();
     try {
       for await (const parts of readChunks(source, chunkSize, signal)) {
         signal?.throwIfAborted();
@@ -251,9 +255,10 @@ export function createIdbModelStore(
           file.size += part.byteLength;
         }
         // The Blob takes the bytes out of this context; the views are dropped right after.
-        await writeChunk(file, file.chunks, new Blob(parts as BlobPart[]));
+        await writes.start(() => writeChunk(file, file.chunks, new Blob(parts as BlobPart[])));
         file.chunks += 1;
       }
+      await writes.finish();
       signal?.throwIfAborted();
       file.sha256 = hash.digestHex();
       if (streamOptions.sha256 !== undefined && file.sha256 !== streamOptions.sha256) {
@@ -290,6 +295,7 @@ export function createIdbModelStore(
       if (previous) await dropUnusedFiles(previous);
       return record;
     } catch (error) {
+      await writes.settled();
       await deleteChunks({ ...file, complete: false });
       throw error;
     } finally {
@@ -483,6 +489,30 @@ export function createIdbModelStore(
       (await values<ModelRecord>(records))
         .filter((record) => !isComplete(record))
         .sort((a, b) => a.createdAt - b.createdAt),
+  };
+}
+
+/**
+ * One chunk write in flight while the next chunk is read and hashed: a stream's sender keeps
+ * sending (its credit comes back as the chunk is read, not once it is on disk), and a file's next
+ * slice is read while the last is written. Uploads through the relay ran at 18 MiB/s with each
+ * write awaited.
+ */
+function overlappedWrites() {
+  let inFlight: Promise<void> | undefined;
+  return {
+    /** Waits for the write before (throwing its error), then starts `write` and lets it run. */
+    async start(write: () => Promise<void>): Promise<void> {
+      await inFlight;
+      const started = write();
+      inFlight = started;
+      // Its error is thrown by the next start() or finish(); until then it is not unhandled.
+      started.catch(() => undefined);
+    },
+    /** Waits for the last write, throwing its error. */
+    finish: (): Promise<void> => inFlight ?? Promise.resolve(),
+    /** Waits for the last write, whatever its outcome (before deleting what was written). */
+    settled: (): Promise<void> => (inFlight ?? Promise.resolve()).catch(() => undefined),
   };
 }
 

@@ -111,6 +111,15 @@ test.describe('offline PWA on a static host', () => {
     expect((await cdp.send('Page.getInstallabilityErrors')).installabilityErrors).toEqual([]);
 
     const model = await storeTinyModel(page);
+    // The install stored the app and lmtab's CPU build; the files of the other builds wait for
+    // their first use, or for the app's request once it holds a model (a minute in, sent here).
+    const onDemandFiles = () =>
+      page.evaluate(async () => (await (await caches.open('lmtab-on-demand')).keys()).length);
+    expect(await onDemandFiles()).toBe(0);
+    await page.evaluate(() =>
+      navigator.serviceWorker.controller?.postMessage({ type: 'lmtab:store-engine-files' }),
+    );
+    await expect.poll(onDemandFiles).toBe(3);
     await server.close();
     await context.setOffline(true);
     const served = server.requests.length;

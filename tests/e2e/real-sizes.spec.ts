@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lfm2Model, lfm2MoeModel, writeModelFile } from '../support/lfm2-fixtures.js';
-import { importModel, openApp } from './support/app.js';
+import { importModel, openApp, withEngineSettings } from './support/app.js';
 import { watchConsole } from './support/console.js';
 import { fixtureDir } from './support/paths.js';
 
@@ -63,6 +63,10 @@ test.beforeAll(async ({ baseURL }) => {
     args: ['--no-sandbox', '--disable-background-networking', '--no-first-run'],
     baseURL,
   });
+  // One ggml thread, as in every spec: this one runs beside another worker, and a second thread
+  // waits for a core at every op's barrier (the 2.73 GB file's load and answer once took 6 min
+  // that way and ended in "Failed to fetch"; alone, on one thread, 30 s).
+  await withEngineSettings(context, { threads: 1 });
   page = context.pages()[0] ?? (await context.newPage());
   await openApp(page);
 });

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { readFile, stat } from 'node:fs/promises';
 import { featuredModels } from '../../src/hub/index.js';
 import { formatBytes } from '../../src/store/index.js';

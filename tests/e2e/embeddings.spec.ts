@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import type { Wllama } from '@wllama/wllama';
 import { readdir, readFile } from 'node:fs/promises';
 import {

@@ -1,10 +1,5 @@
-import {
-  expect,
-  test,
-  type Page,
-  type PlaywrightWorkerArgs,
-  type TestInfo,
-} from '@playwright/test';
+import { type Page, type PlaywrightWorkerArgs, type TestInfo } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import type { EngineSettings } from '../../src/engine/index.js';
 import { speechAnswer } from '../support/speech-fixtures.js';
 import {

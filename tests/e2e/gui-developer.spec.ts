@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { importModel, openApp, openTab } from './support/app.js';
 import { watchConsole } from './support/console.js';
 

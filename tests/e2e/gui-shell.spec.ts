@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { overflowingElements, unnamedControls } from './support/accessibility.js';
 import { importModel, openApp, openTab } from './support/app.js';
 import { watchConsole } from './support/console.js';

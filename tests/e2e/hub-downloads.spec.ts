@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { formatBytes } from '../../src/store/index.js';
 import type { FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';

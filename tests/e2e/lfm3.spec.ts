@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { join } from 'node:path';
 import { writeModelFile } from '../support/lfm2-fixtures.js';
 import { lfm3Model, lfm3VlModel, lfm3VlProjector } from '../support/lfm3-fixture.js';

@@ -1,5 +1,6 @@
 import type { AppConfig } from '@mlc-ai/web-llm';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { type Locator, type Page } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { startFakeHub, type FakeHub } from '../support/fake-hub.js';
 import { openApp, openTab } from './support/app.js';
 import { startE2eHub, useHub } from './support/hub.js';

@@ -1,5 +1,6 @@
 import Anthropic, { NotFoundError as AnthropicNotFound } from '@anthropic-ai/sdk';
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './support/reused-context.js';
 import { Ajv } from 'ajv';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import OpenAI, { NotFoundError } from 'openai';

@@ -40,13 +40,16 @@ const webgpuArgs = [
 ];
 
 /**
- * Specs that fill the disk, the memory or both cores on their own (real-size models, a 2 GiB upload,
- * clean installs and builds, the agents' native binaries): one at a time. `npm test` runs them as a
- * suite of their own after the others (`e2e-heavy`): beside another spec they took twice their time
- * alone (the agents four times), and a 2.3 GB model's load once ran past the service worker's five
- * minutes.
+ * Specs that fill the disk, the memory or both cores on their own: `npm test` runs them as a suite
+ * of their own after the others (`e2e-heavy`), in two lanes of one worker each. Beside the light
+ * specs they took twice their time alone (the agents four times), and a 2.3 GB model's load once
+ * ran past the service worker's five minutes; so the two storage specs (real-size models, a 2 GiB
+ * upload) never run beside each other, only beside a spec of the other lane (clean installs and
+ * builds, the agents' native binaries), which waits on the registry and child processes.
  */
-const heavySpecs = [/real-sizes\.spec/, /upload-stream\.spec/, /install\.spec/, /agents\.spec/];
+const storageSpecs = [/real-sizes\.spec/, /upload-stream\.spec/];
+const toolSpecs = [/install\.spec/, /agents\.spec/];
+const heavySpecs = [...storageSpecs, ...toolSpecs];
 
 /**
  * Engines in the specs run one ggml thread: two workers share two cores, and a second thread waits
@@ -108,9 +111,16 @@ export default defineConfig({
   },
   projects: [
     {
-      name: 'heavy',
+      name: 'heavy-storage',
       grepInvert: /@webgpu|@swiftshader/,
-      testMatch: heavySpecs,
+      testMatch: storageSpecs,
+      workers: 1,
+      use: chromiumHeavy,
+    },
+    {
+      name: 'heavy-tools',
+      grepInvert: /@webgpu|@swiftshader/,
+      testMatch: toolSpecs,
       workers: 1,
       use: chromiumHeavy,
     },

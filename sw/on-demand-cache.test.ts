@@ -68,6 +68,36 @@ describe('the on-demand engine files', () => {
     expect(net.asked).toEqual([url]);
   });
 
+  it('answers from the network when the cache refuses the copy (full storage), and stores it later', async () => {
+    const { caches } = memoryCaches();
+    let refuse = true;
+    const refusing = {
+      open: async (name: string) => {
+        const cache = await caches.open(name);
+        const put = cache.put.bind(cache);
+        cache.put = async (key: RequestInfo | URL, response: Response) => {
+          if (!refuse) return put(key, response);
+          await response.body?.getReader().read();
+          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        };
+        return cache;
+      },
+    } as unknown as CacheStorage;
+    const net = network();
+    const cache = createOnDemandCache({ entries, origin, caches: refusing, fetch: net.fetch });
+    const url = `${origin}/assets/wllama-abc.wasm`;
+    expect(await (await cache.respond(new Request(url))).text()).toBe(
+      'bytes of /assets/wllama-abc.wasm',
+    );
+    expect(await cache.storeAll()).toBe(0);
+    refuse = false;
+    expect(await cache.storeAll()).toBe(3);
+    expect(await (await cache.respond(new Request(url))).text()).toBe(
+      'bytes of /assets/wllama-abc.wasm',
+    );
+    expect(net.asked.filter((asked) => asked === url)).toHaveLength(3);
+  });
+
   it('passes a failed answer on without keeping it', async () => {
     const { caches } = memoryCaches();
     const net = network({ '/assets/web-llm-def.js': 503 });

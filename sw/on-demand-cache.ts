@@ -32,7 +32,7 @@ export interface OnDemandCache {
   has(url: string): boolean;
   /** The stored copy of a listed file, else the network's answer, stored when it is whole (200). */
   respond(request: Request): Promise<Response>;
-  /** Fetches and stores every listed file not stored yet, one at a time; resolves to how many. */
+  /** Fetches and stores every listed file not stored yet, one at a time; resolves to how many it stored. */
   storeAll(): Promise<number>;
   /** Deletes stored files that are not in the list (those of an earlier build). */
   prune(): Promise<void>;
@@ -63,34 +63,48 @@ export function createOnDemandCache(options: OnDemandCacheOptions): OnDemandCach
     }),
   );
 
+  /**
+   * The network's answer, a copy stored when it is whole (200). Storing never decides the answer:
+   * a cache that refuses the copy (full storage, a put of the same file beside it) leaves the
+   * answer as the network gave it, and the next fetch tries to store again.
+   */
   async function fetchAndStore(key: string): Promise<Response> {
     const response = await fetchFile(key);
-    // A partial or failed answer is passed on, never kept.
-    if (response.status === 200) {
+    if (response.status !== 200) return response;
+    try {
       const cache = await storage.open(name);
       await cache.put(key, response.clone());
+    } catch {
+      // Served, not kept.
     }
     return response;
+  }
+
+  /** The stored copy, or undefined when there is none or the cache cannot be read. */
+  async function stored(key: string): Promise<Response | undefined> {
+    try {
+      return await (await storage.open(name)).match(key);
+    } catch {
+      return undefined;
+    }
   }
 
   return {
     has: (url) => keys.has(url),
     async respond(request) {
       const key = keys.get(request.url) ?? request.url;
-      const stored = await (await storage.open(name)).match(key);
-      return stored ?? fetchAndStore(key);
+      return (await stored(key)) ?? fetchAndStore(key);
     },
     async storeAll() {
-      const cache = await storage.open(name);
-      let stored = 0;
+      let count = 0;
       for (const key of keys.values()) {
-        if ((await cache.match(key)) !== undefined) continue;
+        if ((await stored(key)) !== undefined) continue;
         const response = await fetchAndStore(key);
         // Read to its end, so the copy in the cache is complete before the next file starts.
         await response.arrayBuffer();
-        if (response.status === 200) stored += 1;
+        if ((await stored(key)) !== undefined) count += 1;
       }
-      return stored;
+      return count;
     },
     async prune() {
       const cache = await storage.open(name);

@@ -61,7 +61,8 @@ const suites = [
   },
   {
     name: 'e2e-heavy',
-    command: 'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy',
+    command:
+      'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy-storage --project heavy-tools',
     report: 'reports/e2e-heavy.json',
     read: playwrightCounts,
     cost: '10 min',

@@ -116,7 +116,9 @@ for (const [file, label] of [
     const problems = watchConsole(page);
     const model = await importModel(page, file, undefined, { timeout: 300_000 });
     const answer = await chat(model);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.status, `${JSON.stringify(answer.body)}; console: ${problems.join(' | ')}`).toBe(
+      200,
+    );
     expect(answer.body.usage?.completion_tokens).toBe(4);
     expect(answer.body.choices?.[0].finish_reason).toBe('length');
     const loaded = (await loadedModels()).find((m) => m.model === model);
@@ -130,7 +132,9 @@ test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M), past what wasm32 can address, loads on
   const problems = watchConsole(page);
   const model = await importModel(page, moeFile, undefined, { timeout: 300_000 });
   const answer = await chat(model);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.status, `${JSON.stringify(answer.body)}; console: ${problems.join(' | ')}`).toBe(
+    200,
+  );
   expect(answer.body.usage?.completion_tokens).toBe(4);
   expect(answer.body.choices?.[0].finish_reason).toBe('length');
   const loaded = (await loadedModels()).find((m) => m.model === model);

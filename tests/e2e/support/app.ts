@@ -132,8 +132,8 @@ export async function withEngineSettings(
 
 /**
  * One app page for every test of the calling file, in place of Playwright's fresh page per test: a
- * fresh context installs the service worker and its 31 MB precache again, and its engine starts
- * anew (about 5 s a test, 18 s with two workers on two cores). The page opens in `beforeAll` and
+ * fresh context installs the service worker and its 15 MB precache again, and its engine starts
+ * anew (4.2 s and 7 to 8 CPU-seconds a test on two cores; see also `reused-context.ts`). The page opens in `beforeAll` and
  * closes in `afterAll`, so the next file finds no engine tab of this one; a failed test restarts
  * the worker, and the next test gets a new page. `importOnce` imports each fixture once per page.
  * For specs whose tests leave nothing behind that another reads (no stored lists, no settings).

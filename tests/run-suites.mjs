@@ -62,10 +62,10 @@ const suites = [
   {
     name: 'e2e-heavy',
     command:
-      'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy-storage --project heavy-tools',
+      'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy-storage --project heavy-tools --workers 1',
     report: 'reports/e2e-heavy.json',
     read: playwrightCounts,
-    cost: '8.5 min',
+    cost: '10.5 min',
   },
   {
     name: 'soak',

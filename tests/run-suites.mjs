@@ -18,6 +18,11 @@ import {
 } from 'node:fs';
 import { relative } from 'node:path';
 
+/** The Playwright projects of the `e2e` suite: all but the heavy specs (playwright.config.ts). */
+const lightProjects = ['chromium', 'webgpu-setup', 'webgpu', 'webgpu-swiftshader']
+  .map((name) => `--project ${name}`)
+  .join(' ');
+
 /**
  * Every suite, in the order they run. Suites of one `stage` run at the same time (each a single
  * process that leaves the other core free: typecheck, lint and the build), their output kept in
@@ -26,11 +31,6 @@ import { relative } from 'node:path';
  * check that passed or failed by its exit code. `cost` is what the suite took on the 2-core
  * machine of docs/development.md's figures: a new suite states its own.
  */
-/** The Playwright projects of the `e2e` suite: all but the heavy specs (playwright.config.ts). */
-const lightProjects = ['chromium', 'webgpu-setup', 'webgpu', 'webgpu-swiftshader']
-  .map((name) => `--project ${name}`)
-  .join(' ');
-
 const suites = [
   { name: 'typecheck', command: 'npm run typecheck', cost: '1 min', quick: true, stage: 'static' },
   { name: 'lint', command: 'npm run lint', cost: '1.5 min', quick: true, stage: 'static' },

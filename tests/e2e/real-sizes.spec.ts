@@ -63,9 +63,9 @@ test.beforeAll(async ({ baseURL }) => {
     args: ['--no-sandbox', '--disable-background-networking', '--no-first-run'],
     baseURL,
   });
-  // One ggml thread, as in every spec: this one runs beside another worker, and a second thread
-  // waits for a core at every op's barrier (the 2.73 GB file's load and answer once took 6 min
-  // that way and ended in "Failed to fetch"; alone, on one thread, 30 s).
+  // One ggml thread, as in every spec: beside another spec a second thread waits for a core at
+  // every op's barrier (the 2.73 GB file's load and answer once took 6 min on two threads and
+  // ended in "Failed to fetch"; alone, on one thread, 30 s).
   await withEngineSettings(context, { threads: 1 });
   page = context.pages()[0] ?? (await context.newPage());
   await openApp(page);

@@ -41,12 +41,11 @@ const webgpuArgs = [
 
 /**
  * Specs that fill the disk, the memory or both cores on their own: `npm test` runs them as a suite
- * of their own after the others (`e2e-heavy`), one at a time. Beside the light specs they took
- * twice their time alone (the agents four times), and a 2.3 GB model's load once ran past the
- * service worker's five minutes. They are two projects, so that the storage specs (real-size
- * models, a 2 GiB upload) could run beside the others (clean installs and builds, the agents),
- * which wait on the registry and child processes: 8 min instead of 10.4, but a memory64 load
- * ended once in "Failed to fetch" beside the installs, so the suite runs them with --workers 1.
+ * of their own after the others (`e2e-heavy`). Beside the light specs they took twice their time
+ * alone (the agents four times), and a 2.3 GB model's load once ran past the service worker's five
+ * minutes. They are two projects of one worker each, so that the storage specs (real-size models,
+ * a 2 GiB upload) never meet, and run beside the others (clean installs and builds, the agents),
+ * which wait on the registry and child processes.
  */
 const storageSpecs = [/real-sizes\.spec/, /upload-stream\.spec/];
 const toolSpecs = [/install\.spec/, /agents\.spec/];

@@ -8,6 +8,7 @@ import { NavigationRoute, Router } from 'workbox-routing';
 import { fetchOverPort, requestToFrame } from '../src/bridge/index.js';
 import {
   isApiPath,
+  pulledBodyPath,
   type EnginePortRefused,
   type EnginePortWanted,
   type HostAnnouncement,
@@ -172,6 +173,8 @@ self.addEventListener('fetch', (event) => {
     return;
   }
   if (request.method !== 'GET') return;
+  // A request body an engine tab fetches from the relay: straight from the network, unbuffered.
+  if (url.pathname.startsWith(pulledBodyPath)) return;
   if (onDemand.has(request.url)) {
     event.respondWith(onDemand.respond(request).then(withIsolationHeaders));
     return;

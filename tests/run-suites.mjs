@@ -62,7 +62,7 @@ const suites = [
   {
     name: 'e2e-heavy',
     command:
-      'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy-storage --project heavy-tools --workers 1',
+      'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy-storage --project heavy-tools',
     report: 'reports/e2e-heavy.json',
     read: playwrightCounts,
     cost: '9.5 min',

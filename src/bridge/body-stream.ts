@@ -119,3 +119,96 @@ export function createInboundBody(options: InboundBodyOptions): InboundBody {
     },
   };
 }
+
+/** Options of {@link createFetchedBody}. */
+export interface FetchedBodyOptions {
+  /** Where the relay holds the body (its `bodyUrl`, made absolute). */
+  url: URL;
+  /** The engine secret, shown as `Authorization: Bearer SECRET`. */
+  secret: string;
+  /** Told about each piece as the engine reads it. */
+  onPiece?(chunk: Uint8Array): void;
+  /** Told once the whole body was read. */
+  onEnd?(): void;
+  /** Reads are joined up to this many bytes; default {@link defaultReadBytes}. */
+  readBytes?: number;
+  /** The fetch to use; default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * A request body the tab fetches from the relay when the engine first reads it: TCP paces the
+ * client, the tab holds no more than one read, and no WebSocket frame carries it. Pieces arriving
+ * on the socket for it break the protocol (`push` says false); `fail` (the client or the relay went
+ * away) ends the fetch.
+ */
+export function createFetchedBody(options: FetchedBodyOptions): InboundBody {
+  const readBytes = options.readBytes ?? defaultReadBytes;
+  const request = new AbortController();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let failure: { reason: unknown } | undefined;
+
+  const open = async (): Promise<ReadableStreamDefaultReader<Uint8Array>> => {
+    const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const response = await fetcher(options.url, {
+      headers: { Authorization: `Bearer ${options.secret}` },
+      cache: 'no-store',
+      signal: request.signal,
+    });
+    if (!response.ok || response.body === null) {
+      const detail = (await response.text().catch(() => '')).trim();
+      throw new Error(`The relay did not give the request body (${response.status}): ${detail}`);
+    }
+    return response.body.getReader();
+  };
+
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (failure !== undefined) return controller.error(failure.reason);
+        reader ??= await open();
+        const parts: Uint8Array[] = [];
+        let bytes = 0;
+        let done = false;
+        while (bytes < readBytes) {
+          const next = await reader.read();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          parts.push(next.value);
+          bytes += next.value.byteLength;
+          options.onPiece?.(next.value);
+        }
+        if (bytes > 0) controller.enqueue(parts.length === 1 ? parts[0]! : joined(parts, bytes));
+        if (!done) return;
+        controller.close();
+        options.onEnd?.();
+      },
+      cancel(reason) {
+        request.abort(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+
+  return {
+    stream,
+    push: () => false,
+    end: () => undefined,
+    fail(reason) {
+      failure ??= { reason };
+      request.abort(reason);
+    },
+  };
+}
+
+function joined(parts: Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}

@@ -1,4 +1,4 @@
-import { createInboundBody, type InboundBody } from './body-stream.js';
+import { createFetchedBody, createInboundBody, type InboundBody } from './body-stream.js';
 import { tokenReaderFor } from '../api/wire.js';
 import {
   createAudioSecondsCounter,
@@ -139,6 +139,8 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   let announced = defaultEngineSlots;
   let retry: ReturnType<typeof setTimeout> | undefined;
   const served = new Map<string, Served>();
+  /** The secret this socket joined with: the tab shows it to fetch a request's body. */
+  let joinedWith = '';
 
   const setState = (next: RelayState, detail?: string) => {
     state = next;
@@ -210,7 +212,15 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   const run = (to: WebSocket, request: Served) => {
     const { frame } = request;
     const { id, method, url, headers } = frame;
-    if (frame.hasBody) {
+    if (frame.bodyUrl !== undefined) {
+      request.body = createFetchedBody({
+        // The relay's own origin: the one the socket went to (ws: becomes http:, wss: https:).
+        url: new URL(frame.bodyUrl, options.url.replace(/^ws/, 'http')),
+        secret: joinedWith,
+        onPiece: (chunk) => sniff(request, chunk),
+        onEnd: () => sniff(request, undefined),
+      });
+    } else if (frame.hasBody) {
       request.body = createInboundBody({
         window: bodyWindow,
         grant: (bytes) => {
@@ -319,6 +329,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
         'this page has no engine secret for the relay: open the pairing link `lmtab serve` prints',
       );
     }
+    joinedWith = secret;
     const current = new WebSocket(options.url, [
       engineProtocol,
       `${engineSecretProtocolPrefix}${secret}`,
@@ -336,6 +347,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
         type: 'hello',
         capacity: announced,
         bodyWindow,
+        pullsBodies: true,
         ...(options.version === undefined ? {} : { version: options.version }),
       };
       current.send(JSON.stringify(hello));

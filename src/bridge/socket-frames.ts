@@ -14,11 +14,16 @@ import type { AbortFrame, EndFrame, ErrorFrame, HeadFrame } from './frames.js';
  *
  * Request bodies are flow-controlled: a tab whose `hello` names a `bodyWindow` receives at most that
  * many body bytes of a request beyond those it granted back with `credit` (it grants them once its
- * engine has read them), so a multi-gigabyte upload never piles up in the tab.
+ * engine has read them), so a multi-gigabyte upload never piles up in the tab. A tab whose `hello`
+ * says `pullsBodies` gets large bodies another way: the request frame names a `bodyUrl` on the
+ * relay, which the tab fetches with the engine secret, and no pieces or `end` follow.
  */
 
 /** Path of the WebSocket endpoint that engine tabs connect to. */
 export const engineSocketPath = '/lmtab/engine';
+
+/** Where an engine tab fetches a request's body (`bodyUrl`), followed by its one-time token. */
+export const pulledBodyPath = '/lmtab/engine/body/';
 
 /**
  * The WebSocket subprotocol engine tabs speak. A tab offers it together with
@@ -58,6 +63,8 @@ export interface HelloFrame {
    * older tab): the relay sends bodies without waiting.
    */
   bodyWindow?: number;
+  /** The tab fetches a request's body from the relay when the request frame names a `bodyUrl`. */
+  pullsBodies?: boolean;
 }
 
 /**
@@ -84,8 +91,10 @@ export interface SocketRequestFrame {
   /** Path and query, e.g. `/v1/chat/completions`. */
   url: string;
   headers: [string, string][];
-  /** Whether binary body pieces and an `end` frame follow. */
+  /** Whether the request has a body: binary pieces and an `end` frame follow, unless `bodyUrl`. */
   hasBody: boolean;
+  /** Where the tab fetches the body instead (a path under {@link pulledBodyPath}). */
+  bodyUrl?: string;
 }
 
 /** JSON frames the relay sends a tab. */
@@ -171,6 +180,7 @@ export function parseTabFrame(text: string): TabToRelayFrame | undefined {
             capacity: value.capacity as number,
             version: typeof value.version === 'string' ? value.version : undefined,
             ...(value.bodyWindow === undefined ? {} : { bodyWindow: value.bodyWindow as number }),
+            ...(value.pullsBodies === true ? { pullsBodies: true } : {}),
           }
         : undefined;
     case 'slots':
@@ -213,7 +223,11 @@ export function parseRelayFrame(text: string): RelayToTabFrame | undefined {
         typeof value.url === 'string' &&
         value.url.startsWith('/') &&
         isHeaderList(value.headers) &&
-        typeof value.hasBody === 'boolean'
+        typeof value.hasBody === 'boolean' &&
+        (value.bodyUrl === undefined ||
+          (value.hasBody &&
+            typeof value.bodyUrl === 'string' &&
+            value.bodyUrl.startsWith(pulledBodyPath)))
         ? {
             type: 'request',
             id,
@@ -221,6 +235,7 @@ export function parseRelayFrame(text: string): RelayToTabFrame | undefined {
             url: value.url,
             headers: value.headers,
             hasBody: value.hasBody,
+            ...(typeof value.bodyUrl === 'string' ? { bodyUrl: value.bodyUrl } : {}),
           }
         : undefined;
     case 'end':

@@ -28,6 +28,7 @@ export {
   engineSecretProtocolPrefix,
   engineSocketPath,
   pairingFragmentName,
+  pulledBodyPath,
   parseRelayFrame,
   parseTabFrame,
   relaySessionPath,

@@ -33,6 +33,7 @@ import { decideCors, preflightHeaders } from './cors-policy.js';
 import { createEnginePool, type EnginePoolStats } from './engine-pool.js';
 import { attachEngineSocket, type EngineSocket } from './engine-socket.js';
 import { forwardRequest, sendResponse, type RelayLogEntry } from './forward-request.js';
+import { createPulledBodies } from './pulled-bodies.js';
 import { hostName, isLoopbackName, isRelayHost } from './host-check.js';
 import { lanAddresses } from './lan-addresses.js';
 import { newSecret } from './relay-secret.js';
@@ -165,6 +166,8 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxBlobBytes = options.maxBlobBytes ?? defaultMaxBlobBytes;
   const engineSecret = options.engineSecret ?? newSecret();
+  // Large request bodies, fetched by the engine tabs (the WebSocket carries the small ones).
+  const bodies = createPulledBodies(engineSecret);
   const clientKeys: ClientKeys = options.clientKeys ?? { keys: [], required: 'everyone' };
   const allowedHosts = options.allowedHosts ?? [];
   // Known once listening (the port may be 0); the hint and the engine URL read it late.
@@ -282,6 +285,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       return void response.end(`${wrongHost.message}\n`);
     }
     if (pathname === relaySessionPath) return answerSession(request, response);
+    if (bodies.serve(request, response)) return;
     if (api || pathname === '/health') {
       const cors = decideCors(request.headers, corsOrigins);
       if (cors.kind === 'refused') {
@@ -320,6 +324,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       const blob = pathname.startsWith('/api/blobs/');
       return forwardRequest(request, response, {
         pool,
+        bodies,
         maxBodyBytes: blob ? maxBlobBytes : maxBodyBytes,
         limitFlag: blob ? '--max-blob' : '--max-body',
         id: requestCount.toString(36),

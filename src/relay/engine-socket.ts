@@ -37,6 +37,8 @@ export interface EngineSocket {
    * `bodyWindow`); Infinity for a tab that does not grant credit.
    */
   readonly bodyWindow: number;
+  /** Whether the tab fetches large request bodies from the relay (its hello's `pullsBodies`). */
+  readonly pullsBodies: boolean;
   /** Sends a request frame; `exchange` hears the answer. */
   start(frame: SocketRequestFrame, exchange: Exchange): void;
   /** Sends one piece of a request's body. */
@@ -59,6 +61,7 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
   const exchanges = new Map<string, Exchange>();
   let greeted = false;
   let bodyWindow = Number.POSITIVE_INFINITY;
+  let pullsBodies = false;
 
   const send = (frame: RelayToTabFrame) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
@@ -81,6 +84,7 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
     if (frame.type === 'hello') {
       if (!greeted) {
         bodyWindow = frame.bodyWindow ?? bodyWindow;
+        pullsBodies = frame.pullsBodies === true;
         options.onHello(frame);
       }
       greeted = true;
@@ -117,6 +121,9 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
   return {
     get bodyWindow() {
       return bodyWindow;
+    },
+    get pullsBodies() {
+      return pullsBodies;
     },
     start(frame, exchange) {
       exchanges.set(frame.id, exchange);

@@ -11,7 +11,8 @@ import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
 import { endAfterBody } from './drain-request.js';
 import { defaultAbortGraceMs, defaultEngineTimeoutMs } from './relay-defaults.js';
-import { sendBody, type BodySender } from './send-body.js';
+import { inlineBodyBytes, type PulledBodies } from './pulled-bodies.js';
+import { sendBody } from './send-body.js';
 
 /** One line of the relay's request log. */
 export interface RelayLogEntry {
@@ -29,6 +30,8 @@ export interface RelayLogEntry {
 /** Options of {@link forwardRequest}. */
 export interface ForwardOptions {
   pool: EnginePool<EngineSocket>;
+  /** Where tabs that pull bodies fetch the large ones (absent: every body goes as frames). */
+  bodies?: PulledBodies;
   /** Largest request body in bytes; larger ones are answered 413. */
   maxBodyBytes: number;
   /** The `lmtab serve` flag that sets `maxBodyBytes`, named in the 413; default `--max-body`. */
@@ -179,6 +182,12 @@ export async function forwardRequest(
     return log();
   }
   const { engine: socket } = lease;
+  // A large body, or one of unknown length, the tab fetches (when it can); a small one goes along.
+  const pulled =
+    hasBody &&
+    options.bodies !== undefined &&
+    socket.pullsBodies &&
+    !(request.headers['content-length'] !== undefined && declared <= inlineBodyBytes);
   // `holding`: a whole (JSON) answer's head is kept back until its body is complete, so that an
   // answer cut short (the tab or the relay going away) is still a clean error, not a broken body.
   let state: 'waiting' | 'holding' | 'streaming' | 'over' = 'waiting';
@@ -200,6 +209,25 @@ export async function forwardRequest(
     log();
   };
 
+  let received = 0;
+  const body = !hasBody
+    ? undefined
+    : bodyFor(request, socket, id, pulled ? options.bodies : undefined, {
+        onPiece(chunk) {
+          received += chunk.byteLength;
+          if (received > maxBodyBytes) {
+            socket.abort(id);
+            void answerError(tooLarge(`received at least ${describeBytes(received)}`));
+            finish();
+            return;
+          }
+          sniffer.push(chunk);
+          if (pulled) watch();
+        },
+        // The engine's silence counts from the body's end: a long upload is not silence.
+        onEnd: () => watch(),
+      });
+  // The tab hears the request first; a body sent as frames follows as the client sends it.
   socket.start(
     {
       type: 'request',
@@ -212,6 +240,7 @@ export async function forwardRequest(
           : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
       ),
       hasBody,
+      ...(body?.path === undefined ? {} : { bodyUrl: body.path }),
     },
     {
       head(frame) {
@@ -264,7 +293,7 @@ export async function forwardRequest(
           else response.destroy();
         }
       },
-      credit: (bytes) => body?.credit(bytes),
+      credit: (bytes) => body?.credit?.(bytes),
     },
   );
 
@@ -318,28 +347,28 @@ export async function forwardRequest(
     grace = setTimeout(finish, options.abortGraceMs ?? defaultAbortGraceMs);
   });
 
-  let received = 0;
-  // The tab hears the request first (above); its body follows as the client sends it.
-  const body: BodySender | undefined = !hasBody
-    ? undefined
-    : sendBody(request, {
-        window: socket.bodyWindow,
-        send: (chunk) => socket.sendBody(id, chunk),
-        end: () => {
-          socket.endBody(id);
-          // The engine's silence counts from the body's end: a long upload is not silence.
-          watch();
-        },
-        onPiece(chunk) {
-          received += chunk.byteLength;
-          if (received > maxBodyBytes) {
-            socket.abort(id);
-            void answerError(tooLarge(`received at least ${describeBytes(received)}`));
-            finish();
-            return;
-          }
-          sniffer.push(chunk);
-        },
-      });
   if (!hasBody) watch();
+  // Pulled, the engine's silence counts from the start (the tab must come for the body) and is
+  // reset by every piece it takes: a long upload is not silence.
+  else if (pulled) watch();
+}
+
+/** How a request's body reaches its tab: as frames after the request, or fetched by the tab. */
+function bodyFor(
+  request: IncomingMessage,
+  socket: EngineSocket,
+  id: string,
+  pulled: PulledBodies | undefined,
+  handlers: { onPiece(chunk: Buffer): void; onEnd(): void },
+): { path?: string; stop(): void; credit?(bytes: number): void } {
+  if (pulled !== undefined) return pulled.offer(request, handlers);
+  return sendBody(request, {
+    window: socket.bodyWindow,
+    send: (chunk) => socket.sendBody(id, chunk),
+    end: () => {
+      socket.endBody(id);
+      handlers.onEnd();
+    },
+    onPiece: handlers.onPiece,
+  });
 }

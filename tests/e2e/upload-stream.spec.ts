@@ -5,6 +5,7 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pulledBodyPath } from '../../src/bridge/wire.js';
 import type { Relay } from '../../src/relay/index.js';
 import { layoutGguf, type GgufModel } from '../support/gguf-writer.js';
 import { testPorts } from '../support/test-ports.js';
@@ -215,9 +216,18 @@ test.describe('streamed request bodies', () => {
     const hex = await sha256OfFile(path);
     const idle = describePeaks(await sampleMemory(profileDir, page).stop());
 
+    // The tab fetches the body from the relay (src/relay/pulled-bodies.ts): no WebSocket frame
+    // carries it.
+    const bodyFetches: string[] = [];
+    const noteBodyFetch = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname.startsWith(pulledBodyPath))
+        bodyFetches.push(request.url());
+    };
+    page.on('request', noteBodyFetch);
     const sampler = sampleMemory(profileDir, page);
     const started = Date.now();
     const answer = await uploadFile(`${relay.url}/api/blobs/sha256:${hex}`, path, size);
+    page.off('request', noteBodyFetch);
     const seconds = (Date.now() - started) / 1000;
     const peaks = await sampler.stop();
     await rm(path);
@@ -226,6 +236,7 @@ test.describe('streamed request bodies', () => {
         `(${(size / mib / seconds).toFixed(0)} MiB/s); idle: ${idle}; during: ${describePeaks(peaks)}`,
     );
     expect(answer).toEqual({ status: 201, body: '' });
+    expect(bodyFetches).toHaveLength(1);
     expect(peaks.samples).toBeGreaterThan(5);
     expect(peaks.renderer).toBeLessThan(rendererBound);
 

@@ -65,7 +65,7 @@ const suites = [
       'LMTAB_E2E_REPORT=reports/e2e-heavy.json npm run test:e2e -- --project heavy-storage --project heavy-tools',
     report: 'reports/e2e-heavy.json',
     read: playwrightCounts,
-    cost: '9.5 min',
+    cost: '7 min',
   },
   {
     name: 'soak',

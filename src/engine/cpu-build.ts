@@ -2,6 +2,7 @@ import { Wllama, type WllamaConfig } from '@wllama/wllama/esm/index.js';
 import type { EngineInfo } from './engine.js';
 import { kernelLogLines } from './kernel-log-lines.js';
 import type { Memory64Resources } from './memory64-build.js';
+import { failOnWorkerError, onEachProxy } from './wllama-proxy.js';
 
 /**
  * lmtab's CPU WebAssembly build (`wasm/prebuilt/`, made by `npm run build:wasm`): llama.cpp with
@@ -54,15 +55,15 @@ export function createWllamaFor(
   memory64?: Memory64Resources,
 ): { wllama: Wllama; info: EngineInfo } {
   if (memory64 && info.backend === 'wasm') {
-    const wllama = new Wllama({ default: stockWasmUrl }, config);
+    const wllama = newWllama(stockWasmUrl, config);
     wllama.getWorkerResources = () => ({ ...memory64 });
     return { wllama, info: { ...info, build: buildNames.memory64 } };
   }
   const resources = cpuWorkerResources(info, cpuBuild);
   // The CPU build compiles its own llama.cpp (wasm/source.env), not the commit wllama's JavaScript
   // names, and speaks its wire format (wasm/cpp-patches.mjs): the version check would refuse it.
-  const wllama = new Wllama(
-    { default: stockWasmUrl },
+  const wllama = newWllama(
+    stockWasmUrl,
     resources ? { ...config, skipVersionCheck: true } : config,
   );
   if (!resources) return { wllama, info: { ...info, build: buildNames.stock } };
@@ -76,6 +77,13 @@ export function createWllamaFor(
     if (!loaded.mediaMarker) loaded.mediaMarker = cpuBuild!.mediaMarker;
   };
   return { wllama, info: { ...info, build: buildNames.cpu } };
+}
+
+/** A wllama instance whose pending calls fail when its worker dies (`failOnWorkerError`). */
+function newWllama(stockWasmUrl: string, config: WllamaConfig): Wllama {
+  const wllama = new Wllama({ default: stockWasmUrl }, config);
+  failOnWorkerError(wllama);
+  return wllama;
 }
 
 /** The part of wllama's worker host that answers the worker's file reads. */
@@ -94,23 +102,17 @@ interface FileReadHost {
  * 1.5 times the file until V8 collected them.
  */
 function sendBlobSlices(wllama: Wllama): void {
-  let host: FileReadHost | null = null;
-  Object.defineProperty(wllama, 'proxy', {
-    configurable: true,
-    get: () => host,
-    set(value: FileReadHost | null) {
-      host = value;
-      if (value === null || typeof value.fileReadResponse !== 'function') return;
-      const copy = value.fileReadResponse.bind(value);
-      value.fileReadResponse = async (name, offset, size) => {
-        const blob = value.fileBlobs.get(name);
-        if (blob === undefined || value.worker === undefined) return copy(name, offset, size);
-        value.worker.postMessage({
-          verb: 'fs.read_res',
-          args: [blob.slice(offset, offset + size)],
-        });
-      };
-    },
+  onEachProxy<FileReadHost>(wllama, (host) => {
+    if (typeof host.fileReadResponse !== 'function') return;
+    const copy = host.fileReadResponse.bind(host);
+    host.fileReadResponse = async (name, offset, size) => {
+      const blob = host.fileBlobs.get(name);
+      if (blob === undefined || host.worker === undefined) return copy(name, offset, size);
+      host.worker.postMessage({
+        verb: 'fs.read_res',
+        args: [blob.slice(offset, offset + size)],
+      });
+    };
   });
 }
 

@@ -4,7 +4,7 @@ import { createWllamaFor, type CpuBuild } from './cpu-build.js';
 import type { EngineInfo } from './engine.js';
 import { loadWllama } from './load-wllama.js';
 import { LogRing } from './log-ring.js';
-import type { WllamaProxy } from './wllama-proxy.js';
+import { onEachProxy, type WllamaProxy } from './wllama-proxy.js';
 
 /**
  * Loads a model's vocabulary and chat template, and nothing else, into lmtab's CPU build, for the
@@ -46,15 +46,8 @@ export async function loadVocabTokenizer(
 
 /** Makes the proxy wllama creates at its load send `load_vocab` where it would send `load`. */
 function sendLoadVocab(wllama: Wllama): void {
-  let proxy: WllamaProxy | null = null;
-  Object.defineProperty(wllama, 'proxy', {
-    configurable: true,
-    get: () => proxy,
-    set(value: WllamaProxy | null) {
-      proxy = value;
-      if (value === null) return;
-      const action = value.wllamaAction.bind(value);
-      value.wllamaAction = (name, body) => action(name === 'load' ? 'load_vocab' : name, body);
-    },
+  onEachProxy<WllamaProxy>(wllama, (proxy) => {
+    const action = proxy.wllamaAction.bind(proxy);
+    proxy.wllamaAction = (name, body) => action(name === 'load' ? 'load_vocab' : name, body);
   });
 }

@@ -64,8 +64,7 @@ test.beforeAll(async ({ baseURL }) => {
     baseURL,
   });
   // One ggml thread, as in every spec: beside another spec a second thread waits for a core at
-  // every op's barrier (the 2.73 GB file's load and answer once took 6 min on two threads and
-  // ended in "Failed to fetch"; alone, on one thread, 30 s).
+  // every op's barrier.
   await withEngineSettings(context, { threads: 1 });
   page = context.pages()[0] ?? (await context.newPage());
   await openApp(page);
@@ -86,7 +85,24 @@ interface ChatAnswer {
   };
 }
 
-function chat(model: string): Promise<ChatAnswer> {
+/**
+ * Asks `model` for four tokens through the page's service worker. A request that fails outright
+ * (the service worker's fetch cut off) says what the page's console said meanwhile.
+ */
+async function chat(model: string, problems: string[]): Promise<ChatAnswer> {
+  try {
+    return await askPage(model);
+  } catch (error) {
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}; console: ${problems.join(' | ')}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function askPage(model: string): Promise<ChatAnswer> {
   return page.evaluate(async (model) => {
     const response = await fetch('/v1/chat/completions', {
       method: 'POST',
@@ -115,7 +131,7 @@ for (const [file, label] of [
     test.setTimeout(600_000);
     const problems = watchConsole(page);
     const model = await importModel(page, file, undefined, { timeout: 300_000 });
-    const answer = await chat(model);
+    const answer = await chat(model, problems);
     expect(answer.status, `${JSON.stringify(answer.body)}; console: ${problems.join(' | ')}`).toBe(
       200,
     );
@@ -131,7 +147,7 @@ test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M), past what wasm32 can address, loads on
   test.setTimeout(900_000);
   const problems = watchConsole(page);
   const model = await importModel(page, moeFile, undefined, { timeout: 300_000 });
-  const answer = await chat(model);
+  const answer = await chat(model, problems);
   expect(answer.status, `${JSON.stringify(answer.body)}; console: ${problems.join(' | ')}`).toBe(
     200,
   );

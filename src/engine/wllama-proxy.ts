@@ -69,7 +69,7 @@ export const modelReadWatch = { pieceBytes: 16 << 20, timeoutMs: 30_000, tries: 
 export const workerFailurePrologue = `;(function (scope) {
   if (scope.__lmtabFailLoud || (scope.name && scope.name.indexOf('em-pthread') === 0)) return;
   scope.__lmtabFailLoud = true;
-  scope.addEventListener('unhandledrejection', function (event) {
+  if (typeof scope.addEventListener === 'function') scope.addEventListener('unhandledrejection', function (event) {
     var reason = event.reason;
     var text = reason && reason.message ? reason.name + ': ' + reason.message : String(reason);
     scope.postMessage({
@@ -160,7 +160,8 @@ export function failOnWorkerError(wllama: Wllama): void {
       get: () => worker,
       set(value: Worker | undefined) {
         worker = value;
-        value?.addEventListener('error', (event) => {
+        if (typeof value?.addEventListener !== 'function') return;
+        value.addEventListener('error', (event) => {
           const where = event.filename ? ` (${event.filename}:${event.lineno})` : '';
           proxy.abort(
             `wllama's worker stopped on an uncaught error: ${event.message || 'no message'}${where}`,

@@ -132,6 +132,8 @@ Object.defineProperty(globalThis, 'onmessage', { get: () => onmessage, set: (f) 
 class BlobUrlWorker {
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onerror: ((error: unknown) => void) | null = null;
+  /** Listeners added as a browser's Worker takes them (lmtab's engine listens for `error`). */
+  private listeners: { type: string; listener: (event: unknown) => void }[] = [];
   private thread: ThreadWorker | undefined;
   private queue: [unknown, Transfer][] = [];
   private terminated = false;
@@ -159,12 +161,24 @@ class BlobUrlWorker {
           );
         }
         this.onmessage?.({ data });
+        this.dispatch('message', { data });
       });
-      thread.on('error', (error) => this.onerror?.(error));
+      thread.on('error', (error) => {
+        this.onerror?.(error);
+        this.dispatch('error', { message: String(error?.message ?? error), error });
+      });
       this.thread = thread;
       for (const [data, transfer] of this.queue) thread.postMessage(data, transferList(transfer));
       this.queue = [];
     });
+  }
+
+  addEventListener(type: string, listener: (event: unknown) => void): void {
+    this.listeners.push({ type, listener });
+  }
+
+  private dispatch(type: string, event: unknown): void {
+    for (const entry of this.listeners) if (entry.type === type) entry.listener(event);
   }
 
   postMessage(data: unknown, transfer?: Transfer): void {

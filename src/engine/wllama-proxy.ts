@@ -57,11 +57,12 @@ export const modelReadWatch = { pieceBytes: 16 << 20, timeoutMs: 30_000, tries: 
  *   reports an abort (`signal.abort`), which fails every call waiting on it.
  * - `Blob.stream()` is a byte stream that reads the Blob in pieces of 16 MiB with `arrayBuffer()`,
  *   one piece ahead, each read again when it has not finished in 30 s (three tries, then the read
- *   fails). lmtab's CPU
- *   build reads the model's Blob slices through a BYOB reader of that stream (wasm/cpp-patches.mjs);
- *   on Chromium 156 Chromium's own blob stream, on stored models, sometimes never answered one such
- *   read (2,393 of 2,394 in a 2.73 GB load on a loaded machine): the load waited forever, and a
- *   request through the service worker ended five minutes later in "Failed to fetch".
+ *   fails). lmtab's CPU build reads the model's Blob slices through a BYOB reader of that stream
+ *   (wasm/cpp-patches.mjs); on Chromium 156, Chromium's own blob stream of a stored model sometimes
+ *   never answered one such read (2,393 of 2,394 in a 2.73 GB load on a loaded machine): the load
+ *   waited forever, and a request through the service worker ended five minutes later in "Failed
+ *   to fetch". The glue's read is where this belongs; it moves there when the wasm is next built
+ *   (this prologue only overrides what that read calls).
  *
  * Plain ES2020, with no `var Module` in it (wllama renames the first one it finds in the code it is
  * given).
@@ -81,23 +82,20 @@ export const workerFailurePrologue = `;(function (scope) {
   function readPiece(blob, start, end, tries) {
     return new Promise(function (resolve, reject) {
       var settled = false;
-      var timer = setTimeout(function () {
-        if (settled) return;
-        settled = true;
+      // The first of the read and the timer settles the piece; the other is ignored.
+      function first(settle) {
+        return function (value) {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          settle(value);
+        };
+      }
+      var timer = setTimeout(first(function () {
         if (tries > 1) resolve(readPiece(blob, start, end, tries - 1));
         else reject(new Error('a read of ' + (end - start) + ' bytes of the model did not finish in ' + watch.timeoutMs / 1000 + ' s, ' + watch.tries + ' times'));
-      }, watch.timeoutMs);
-      blob.slice(start, end).arrayBuffer().then(function (buffer) {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(buffer);
-      }, function (error) {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(error);
-      });
+      }), watch.timeoutMs);
+      blob.slice(start, end).arrayBuffer().then(first(resolve), first(reject));
     });
   }
   scope.Blob.prototype.stream = function () {

@@ -8,7 +8,7 @@ import {
   readErrorBody,
 } from '../errors/index.js';
 import type { LmtabErrorCode } from '../errors/index.js';
-import { errorResponse, streamErrorBytes } from './wire-errors.js';
+import { errorResponse, streamErrorBytes } from './routing/wire-errors.js';
 
 const codes = Object.keys(errorTable) as LmtabErrorCode[];
 const decode = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);

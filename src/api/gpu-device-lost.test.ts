@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LmtabError } from '../errors/index.js';
-import { errorResponse, streamErrorBytes } from './wire-errors.js';
+import { errorResponse, streamErrorBytes } from './routing/wire-errors.js';
 
 const lost = () =>
   new LmtabError(

@@ -1,13 +1,13 @@
 // The API's entry for the tab (the router and what runs beside it); wire.ts is the part that the
 // relay, the gateway and the CLI read too.
-export { createRouter } from './create-router.js';
-export type { Router, RouterHandleOptions, RouterOptions } from './create-router.js';
-export type { HubAccess } from './route-context.js';
+export { createRouter } from './routing/create-router.js';
+export type { Router, RouterHandleOptions, RouterOptions } from './routing/create-router.js';
+export type { HubAccess } from './routing/route-context.js';
 export { pruneUploads } from './ollama/prune-uploads.js';
 export type { PruneUploadsOptions } from './ollama/prune-uploads.js';
-export { customizeRequest } from './customize-request.js';
-export type { CustomizeRequestOptions } from './customize-request.js';
-export { assertEnforceableSchema } from './assert-enforceable-schema.js';
+export { customizeRequest } from './pipeline/customize-request.js';
+export type { CustomizeRequestOptions } from './pipeline/customize-request.js';
+export { assertEnforceableSchema } from './tools/assert-enforceable-schema.js';
 export type {
   EngineInfoBody,
   EngineStatusBody,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkModelName } from './check-model-name.js';
+import { checkModelName } from './pipeline/check-model-name.js';
 import { routerHarness } from './testing/router-harness.js';
 
 describe('checkModelName', () => {

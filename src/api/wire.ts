@@ -2,25 +2,30 @@
 // CLI, the service worker): routes as data, error answers in each protocol's shape, body limits and
 // token readers, without a handler. Everything it reaches runs anywhere: no DOM, no Node built-ins
 // (tsconfig.node.json compiles it without the DOM, tsconfig.browser.json without Node's types).
-export { acceptedAudioFormats, readAudioFacts } from './audio-file.js';
-export type { AudioFileFacts } from './audio-file.js';
-export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';
-export { describeBytes } from './describe-bytes.js';
-export { createNdjsonEncoder, formatNdjsonLine } from './ndjson-encoder.js';
+export { acceptedAudioFormats, readAudioFacts } from './media/audio-file.js';
+export type { AudioFileFacts } from './media/audio-file.js';
+export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './routing/default-limits.js';
+export { describeBytes } from './body/describe-bytes.js';
+export { createNdjsonEncoder, formatNdjsonLine } from './encoders/ndjson-encoder.js';
 export { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
 export type { OllamaErrorBody } from './ollama/ollama-error.js';
 export { openAiErrorBody, openAiErrorResponse } from './openai/openai-error.js';
 export type { OpenAiErrorBody } from './openai/openai-error.js';
-export { apiPrefixes, isApiPath, routeScope, tokenReaderFor } from './route-table.js';
-export type { RouteScope } from './route-table.js';
-export { createSseEncoder, formatSseEvent, sseDone } from './sse-encoder.js';
-export type { SseMessage } from './sse-encoder.js';
-export type { TokenReader } from './token-reader.js';
-export { pcm16, wavFile } from './wav-file.js';
+export { apiPrefixes, isApiPath, routeScope, tokenReaderFor } from './routing/route-table.js';
+export type { RouteScope } from './routing/route-table.js';
+export { createSseEncoder, formatSseEvent, sseDone } from './encoders/sse-encoder.js';
+export type { SseMessage } from './encoders/sse-encoder.js';
+export type { TokenReader } from './routing/token-reader.js';
+export { pcm16, wavFile } from './media/wav-file.js';
 export {
   decodePcm16Base64,
   encodeBase64,
   encodePcm16,
   realtimeRate,
 } from './realtime/pcm-base64.js';
-export { asLmtabError, errorResponse, isOpenAiPath, streamErrorBytes } from './wire-errors.js';
+export {
+  asLmtabError,
+  errorResponse,
+  isOpenAiPath,
+  streamErrorBytes,
+} from './routing/wire-errors.js';

@@ -44,7 +44,7 @@ export async function ensureRelay(options: EnsureRelayOptions): Promise<void> {
   let browser: string;
   try {
     // Imported here only: playwright-core takes seconds to load, and most commands never need it.
-    const { findBrowser } = await import('./headless-engine.js');
+    const { findBrowser } = await import('./headless/headless-engine.js');
     browser = findBrowser(env);
   } catch (error) {
     throw new LmtabError(

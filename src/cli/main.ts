@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
-import { processCloudContext } from './cloud-cli-context.js';
+import { processCloudContext } from './cloud/cloud-cli-context.js';
 import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../api/wire.js';
 import {
   defaultEngineTimeoutMs,
@@ -15,16 +15,16 @@ import {
   lmtabHome,
 } from '../relay/index.js';
 import { formatDuration } from '../cloud/index.js';
-import { cloudCommand } from './cloud-command.js';
-import { cpCommand } from './cp-command.js';
-import { createCommand } from './create-command.js';
-import { cliExitStatus, formatCliError } from './format-cli-error.js';
+import { cloudCommand } from './cloud/cloud-command.js';
+import { cpCommand } from './commands/cp-command.js';
+import { createCommand } from './commands/create-command.js';
+import { cliExitStatus, formatCliError } from './format/format-cli-error.js';
 import { ensureRelay } from './ensure-relay.js';
-import { keysCommand } from './keys-command.js';
+import { keysCommand } from './cloud/keys-command.js';
 import { launchCommand } from './launch/launch-command.js';
 import type { LaunchOptions } from './launch/launch-command.js';
 import { startAgent } from './launch/start-agent.js';
-import { listCommand } from './list-command.js';
+import { listCommand } from './commands/list-command.js';
 import {
   collect,
   formatSizeFlag,
@@ -33,18 +33,18 @@ import {
   parseSeconds,
   parseSize,
 } from './parse-options.js';
-import { psCommand } from './ps-command.js';
-import { pullCommand } from './pull-command.js';
+import { psCommand } from './commands/ps-command.js';
+import { pullCommand } from './commands/pull-command.js';
 import { clientApiKey } from './client-api-key.js';
 import { createRelayClient } from './relay-client.js';
 import { resolveHost } from './resolve-host.js';
-import { rmCommand } from './rm-command.js';
-import { runCommand } from './run-command.js';
-import type { RunOptions } from './run-command.js';
-import type { ServeOptions } from './serve-command.js';
-import { showCommand } from './show-command.js';
-import type { ShowOptions } from './show-command.js';
-import { stopCommand } from './stop-command.js';
+import { rmCommand } from './commands/rm-command.js';
+import { runCommand } from './commands/run-command.js';
+import type { RunOptions } from './commands/run-command.js';
+import type { ServeOptions } from './commands/serve-command.js';
+import { showCommand } from './commands/show-command.js';
+import type { ShowOptions } from './commands/show-command.js';
+import { stopCommand } from './commands/stop-command.js';
 
 const root = new URL('../../', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
@@ -163,7 +163,7 @@ program
   )
   .action(async (options: ServeOptions) => {
     // Loaded on demand: playwright-core (the headless engine) takes seconds to import.
-    const { serveCommand } = await import('./serve-command.js');
+    const { serveCommand } = await import('./commands/serve-command.js');
     await serveCommand(options, { appDir: new URL('dist/', root).pathname, version });
   });
 

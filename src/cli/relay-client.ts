@@ -1,6 +1,6 @@
 import { LmtabError, readErrorAnswer } from '../errors/index.js';
 import { readNdjson } from '../streams/index.js';
-import type { ProgressStatus } from './progress-display.js';
+import type { ProgressStatus } from './format/progress-display.js';
 
 /** Options of {@link createRelayClient}. */
 export interface RelayClientOptions {

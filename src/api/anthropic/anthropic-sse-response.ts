@@ -1,4 +1,4 @@
-import { iterableToStream } from '../iterable-to-stream.js';
+import { iterableToStream } from '../encoders/iterable-to-stream.js';
 import { anthropicStreamError } from './anthropic-error.js';
 import { formatAnthropicEvent } from './messages-encoder.js';
 import type { AnthropicStreamEvent } from './messages-encoder.js';

@@ -1,5 +1,5 @@
-import { jsonResponse } from '../json-response.js';
-import { imageOptions, protocolHandler } from '../protocol-handler.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { imageOptions, protocolHandler } from '../pipeline/protocol-handler.js';
 import { countTokensRequestSchema } from './messages-request-schema.js';
 import { anthropicPromptToGenerate, countAnthropicImages } from './messages-request-to-generate.js';
 

@@ -1,6 +1,6 @@
-import { jsonResponse } from '../json-response.js';
-import { newId } from '../new-id.js';
-import { imageOptions, protocolHandler } from '../protocol-handler.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { newId } from '../encoders/new-id.js';
+import { imageOptions, protocolHandler } from '../pipeline/protocol-handler.js';
 import { anthropicSseResponse } from './anthropic-sse-response.js';
 import { collectMessage, encodeMessageEvents } from './messages-encoder.js';
 import { messagesRequestSchema } from './messages-request-schema.js';

@@ -1,6 +1,6 @@
 import type { GenerateEvent, Usage } from '../../engine/index.js';
-import { missingDone } from '../start-generation.js';
-import { parseCallArguments, unreadableCallText } from '../tool-call-text.js';
+import { missingDone } from '../pipeline/start-generation.js';
+import { parseCallArguments, unreadableCallText } from '../tools/tool-call-text.js';
 
 /** What every answer of one request shares. */
 export interface MessageMeta {

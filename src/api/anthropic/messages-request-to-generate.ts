@@ -6,11 +6,11 @@ import type {
   ToolCall,
   ToolChoice,
 } from '../../engine/index.js';
-import { assertToolSchemas } from '../assert-tool-schemas.js';
-import { decodeImage } from '../decode-image.js';
-import { droppedToolForced } from '../dropped-tool-forced.js';
-import { normalizeStop } from '../normalize-stop.js';
-import { omitUndefined } from '../omit-undefined.js';
+import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
+import { decodeImage } from '../media/decode-image.js';
+import { droppedToolForced } from '../tools/dropped-tool-forced.js';
+import { normalizeStop } from '../pipeline/normalize-stop.js';
+import { omitUndefined } from '../pipeline/omit-undefined.js';
 import { isClearThinkingEdit, isCustomTool } from './messages-request-schema.js';
 import type {
   AnthropicContentBlock,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { functionToolChoiceSchema } from '../function-tool-choice.js';
+import { functionToolChoiceSchema } from '../tools/function-tool-choice.js';
 import { keepAliveSchema } from './keep-alive-schema.js';
 import { optionsSchema } from './options-schema.js';
 import { structuredFields } from './structured-fields.js';

@@ -1,7 +1,7 @@
 import type { ChatMessage, GenerateRequest } from '../../engine/index.js';
-import { assertToolSchemas } from '../assert-tool-schemas.js';
-import { decodeImage } from '../decode-image.js';
-import { toFunctionToolChoice } from '../function-tool-choice.js';
+import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
+import { decodeImage } from '../media/decode-image.js';
+import { toFunctionToolChoice } from '../tools/function-tool-choice.js';
 import type { ChatWireRequest } from './chat-request-schema.js';
 import { optionsToSampling } from './options-to-sampling.js';
 import { applyStructuredFields } from './structured-fields.js';

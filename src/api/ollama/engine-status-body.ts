@@ -1,5 +1,5 @@
 import type { EngineInfo, GpuAdapterReport, LoadedModel } from '../../engine/index.js';
-import { omitUndefined } from '../omit-undefined.js';
+import { omitUndefined } from '../pipeline/omit-undefined.js';
 
 /** The compute path, as `GET /api/lmtab/engine` spells it (the wire shape, apart from the engine's). */
 export interface EngineInfoBody {

@@ -1,5 +1,5 @@
 import { LmtabError } from '../../errors/index.js';
-import type { RouteContext } from '../route-context.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { parseBlobDigest } from './blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';

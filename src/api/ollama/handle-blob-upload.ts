@@ -1,9 +1,9 @@
 import { LmtabError } from '../../errors/index.js';
 import { readGgufSummary, Sha256 } from '../../store/index.js';
-import { describeBytes } from '../describe-bytes.js';
-import { limitBlobBody } from '../limit-blob-body.js';
-import { peekStream } from '../peek-stream.js';
-import type { RouteContext } from '../route-context.js';
+import { describeBytes } from '../body/describe-bytes.js';
+import { limitBlobBody } from '../body/limit-blob-body.js';
+import { peekStream } from '../body/peek-stream.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { blobRecordId, parseBlobDigest } from './blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';

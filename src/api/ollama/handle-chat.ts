@@ -1,4 +1,4 @@
-import { protocolHandler } from '../protocol-handler.js';
+import { protocolHandler } from '../pipeline/protocol-handler.js';
 import { answerOllama } from './answer-ollama.js';
 import { chatRequestSchema } from './chat-request-schema.js';
 import { chatRequestToGenerate, countChatImages } from './chat-request-to-generate.js';

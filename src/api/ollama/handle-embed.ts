@@ -1,10 +1,10 @@
 import { LmtabError } from '../../errors/index.js';
-import { checkEmbeddingRequest } from '../embedding-dimensions.js';
-import { findModel } from '../find-model.js';
-import { jsonResponse } from '../json-response.js';
-import { parseWire } from '../parse-wire.js';
-import { readJsonBody } from '../read-json-body.js';
-import type { RouteContext } from '../route-context.js';
+import { checkEmbeddingRequest } from '../pipeline/embedding-dimensions.js';
+import { findModel } from '../pipeline/find-model.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { parseWire } from '../body/parse-wire.js';
+import { readJsonBody } from '../body/read-json-body.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { embedRequestSchema } from './embed-request-schema.js';
 import { runEmbed } from './run-embed.js';
 

@@ -1,5 +1,5 @@
-import { jsonResponse } from '../json-response.js';
-import type { RouteContext } from '../route-context.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { engineStatusBody } from './engine-status-body.js';
 
 /**

@@ -1,4 +1,4 @@
-import { protocolHandler } from '../protocol-handler.js';
+import { protocolHandler } from '../pipeline/protocol-handler.js';
 import { answerOllama } from './answer-ollama.js';
 import { generateRequestSchema } from './generate-request-schema.js';
 import { generateRequestToGenerate } from './generate-request-to-generate.js';

@@ -1,11 +1,11 @@
-import { projectorModalities } from '../projector-modalities.js';
+import { projectorModalities } from '../media/projector-modalities.js';
 import { modelCapabilities } from '../../engine/index.js';
 import { formatModelfile } from '../../modelfile/index.js';
 import type { ModelRecord } from '../../store/index.js';
-import { findModel } from '../find-model.js';
-import { jsonResponse } from '../json-response.js';
-import { readJsonBody } from '../read-json-body.js';
-import type { RouteContext } from '../route-context.js';
+import { findModel } from '../pipeline/find-model.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { readJsonBody } from '../body/read-json-body.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { formatParameters } from './format-parameters.js';
 import { parseModelName } from './model-name-request-schema.js';
 import { modelDetails } from './model-details.js';

@@ -1,6 +1,6 @@
 import { isComplete } from '../../store/index.js';
-import { jsonResponse } from '../json-response.js';
-import type { RouteContext } from '../route-context.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { isStagedBlob } from './blob-digest.js';
 import { modelDetails } from './model-details.js';
 

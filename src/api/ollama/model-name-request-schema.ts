@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LmtabError } from '../../errors/index.js';
-import { parseWire } from '../parse-wire.js';
+import { parseWire } from '../body/parse-wire.js';
 
 /** Body of `/api/show` and `/api/delete`: the model as `model`, or as the older `name`. */
 export const modelNameRequestSchema = z.object({

@@ -1,5 +1,5 @@
-import { iterableToStream } from '../iterable-to-stream.js';
-import { createNdjsonEncoder } from '../ndjson-encoder.js';
+import { iterableToStream } from '../encoders/iterable-to-stream.js';
+import { createNdjsonEncoder } from '../encoders/ndjson-encoder.js';
 import { ollamaStreamError } from './ollama-error.js';
 
 /** Options of {@link ndjsonResponse}. */

@@ -1,6 +1,6 @@
 import { LmtabError } from '../../errors/index.js';
-import { checkModelName } from '../check-model-name.js';
-import { quote } from '../describe-value.js';
+import { checkModelName } from '../pipeline/check-model-name.js';
+import { quote } from '../body/describe-value.js';
 
 /**
  * Checks the name of a model about to be created or copied and returns the name to store:

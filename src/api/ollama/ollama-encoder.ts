@@ -1,7 +1,7 @@
 import type { GenerateEvent, SampledLogprob, ToolCall } from '../../engine/index.js';
-import type { CollectedGeneration } from '../collect-generation.js';
-import { missingDone } from '../start-generation.js';
-import { parseCallArguments, unreadableCallText } from '../tool-call-text.js';
+import type { CollectedGeneration } from '../pipeline/collect-generation.js';
+import { missingDone } from '../pipeline/start-generation.js';
+import { parseCallArguments, unreadableCallText } from '../tools/tool-call-text.js';
 import { doneFields } from './done-fields.js';
 import type {
   ChatChunk,

@@ -1,6 +1,6 @@
 import type { LmtabError, LmtabErrorCode } from '../../errors/index.js';
-import { errorHeaders } from '../error-headers.js';
-import { jsonResponse } from '../json-response.js';
+import { errorHeaders } from '../encoders/error-headers.js';
+import { jsonResponse } from '../encoders/json-response.js';
 
 /** The body of an Ollama error: `{"error": "..."}` (the code travels in a header beside it). */
 export interface OllamaErrorBody {

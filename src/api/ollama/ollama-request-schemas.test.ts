@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LmtabError } from '../../errors/index.js';
-import { parseWire } from '../parse-wire.js';
+import { parseWire } from '../body/parse-wire.js';
 import { chatRequestSchema } from './chat-request-schema.js';
 import { generateRequestSchema } from './generate-request-schema.js';
 import { isUnloadNow } from './keep-alive-schema.js';

@@ -1,4 +1,4 @@
-import { unusedUploadKeepMs } from '../default-limits.js';
+import { unusedUploadKeepMs } from '../routing/default-limits.js';
 
 /**
  * Vision projectors uploaded to `/api/blobs`, held until an `/api/create` naming one pairs it with

@@ -1,6 +1,6 @@
 import { isComplete } from '../../store/index.js';
 import type { ModelStore } from '../../store/index.js';
-import { unusedUploadKeepMs } from '../default-limits.js';
+import { unusedUploadKeepMs } from '../routing/default-limits.js';
 import { isStagedBlob } from './blob-digest.js';
 import type { ProjectorUploads } from './projector-uploads.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LmtabError } from '../../errors/index.js';
-import { parseWire } from '../parse-wire.js';
+import { parseWire } from '../body/parse-wire.js';
 
 /** Body of `POST /api/pull`: the model as `model` (or the older `name`), `stream`, `insecure`. */
 export const pullRequestSchema = z.object({

@@ -9,8 +9,8 @@ import {
   saveDatabases,
   storedKeys,
 } from '../../store/testing/memory-idb-keyval.js';
-import { createRouter } from '../create-router.js';
-import { unusedUploadKeepMs } from '../default-limits.js';
+import { createRouter } from '../routing/create-router.js';
+import { unusedUploadKeepMs } from '../routing/default-limits.js';
 import { createFakeEngine } from '../testing/fake-engine.js';
 import { harnessNow } from '../testing/router-harness.js';
 import { pruneUploads } from './prune-uploads.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GenerateRequest, OutputFormat } from '../../engine/index.js';
-import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
+import { assertEnforceableSchema } from '../tools/assert-enforceable-schema.js';
 
 /** `format`: `"json"` or a JSON Schema object (Ollama's structured outputs). */
 export const formatSchema = z.union(

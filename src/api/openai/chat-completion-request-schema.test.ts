@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LmtabError } from '../../errors/index.js';
-import { parseWire } from '../parse-wire.js';
+import { parseWire } from '../body/parse-wire.js';
 import { chatCompletionRequestSchema } from './chat-completion-request-schema.js';
 import { completionRequestSchema } from './completion-request-schema.js';
 

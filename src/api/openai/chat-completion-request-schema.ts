@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { functionToolChoiceSchema } from '../function-tool-choice.js';
+import { functionToolChoiceSchema } from '../tools/function-tool-choice.js';
 import { samplingRequestSchema } from './sampling-request-schema.js';
 
 const imageUrlSchema = z.union(

@@ -6,12 +6,12 @@ import type {
   OutputFormat,
 } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
-import { assertToolSchemas } from '../assert-tool-schemas.js';
-import { assertAudioFile } from '../audio-file.js';
-import { decodeBase64, decodeImage } from '../decode-image.js';
-import { describeBytes } from '../describe-bytes.js';
-import { toFunctionToolChoice } from '../function-tool-choice.js';
+import { assertEnforceableSchema } from '../tools/assert-enforceable-schema.js';
+import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
+import { assertAudioFile } from '../media/audio-file.js';
+import { decodeBase64, decodeImage } from '../media/decode-image.js';
+import { describeBytes } from '../body/describe-bytes.js';
+import { toFunctionToolChoice } from '../tools/function-tool-choice.js';
 import { isChatFunctionTool } from './chat-completion-request-schema.js';
 import type {
   ChatCompletionMessage,

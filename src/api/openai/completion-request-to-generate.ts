@@ -1,5 +1,5 @@
 import type { GenerateRequest } from '../../engine/index.js';
-import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
+import { assertEnforceableSchema } from '../tools/assert-enforceable-schema.js';
 import type { CompletionRequest } from './completion-request-schema.js';
 import { toSamplingOptions } from './to-sampling-options.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unknownFieldsError } from '../unknown-fields-error.js';
+import { unknownFieldsError } from '../body/unknown-fields-error.js';
 
 /** OpenAI's limit on inputs in one embeddings request. */
 export const maxEmbeddingInputs = 2048;

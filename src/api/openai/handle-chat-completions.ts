@@ -1,7 +1,7 @@
-import { collectGeneration } from '../collect-generation.js';
-import { jsonResponse } from '../json-response.js';
-import { newId } from '../new-id.js';
-import { imageOptions, protocolHandler } from '../protocol-handler.js';
+import { collectGeneration } from '../pipeline/collect-generation.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { newId } from '../encoders/new-id.js';
+import { imageOptions, protocolHandler } from '../pipeline/protocol-handler.js';
 import { chatCompletionRequestSchema } from './chat-completion-request-schema.js';
 import { chatRequestToGenerate, countChatImages } from './chat-request-to-generate.js';
 import { encodeChatCompletion, encodeChatCompletionChunks } from './chat-completion-encoder.js';

@@ -1,7 +1,7 @@
-import { collectGeneration } from '../collect-generation.js';
-import { jsonResponse } from '../json-response.js';
-import { newId } from '../new-id.js';
-import { protocolHandler } from '../protocol-handler.js';
+import { collectGeneration } from '../pipeline/collect-generation.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { newId } from '../encoders/new-id.js';
+import { protocolHandler } from '../pipeline/protocol-handler.js';
 import { completionRequestSchema } from './completion-request-schema.js';
 import { completionRequestToGenerate } from './completion-request-to-generate.js';
 import { sseResponse } from './sse-response.js';

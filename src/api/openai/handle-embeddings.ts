@@ -1,9 +1,9 @@
-import { checkEmbeddingRequest } from '../embedding-dimensions.js';
-import { findModel } from '../find-model.js';
-import { jsonResponse } from '../json-response.js';
-import { parseWire } from '../parse-wire.js';
-import { readJsonBody } from '../read-json-body.js';
-import type { RouteContext } from '../route-context.js';
+import { checkEmbeddingRequest } from '../pipeline/embedding-dimensions.js';
+import { findModel } from '../pipeline/find-model.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { parseWire } from '../body/parse-wire.js';
+import { readJsonBody } from '../body/read-json-body.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { embeddingRequestSchema } from './embedding-request-schema.js';
 import { embeddingRequestToEmbed } from './embedding-request-to-embed.js';
 import { encodeEmbeddings } from './encode-embeddings.js';

@@ -1,9 +1,9 @@
 import { isComplete } from '../../store/index.js';
 import type { ModelRecord } from '../../store/index.js';
-import { findModel } from '../find-model.js';
-import { jsonResponse } from '../json-response.js';
+import { findModel } from '../pipeline/find-model.js';
+import { jsonResponse } from '../encoders/json-response.js';
 import { isStagedBlob } from '../ollama/blob-digest.js';
-import type { RouteContext } from '../route-context.js';
+import type { RouteContext } from '../routing/route-context.js';
 import type { OpenAiModel } from './response-types.js';
 
 /** `GET /v1/models`: every complete stored model. */

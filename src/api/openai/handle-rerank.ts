@@ -1,11 +1,11 @@
 import { assertCanRerank } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { findModel } from '../find-model.js';
-import { jsonResponse } from '../json-response.js';
-import { newId } from '../new-id.js';
-import { parseWire } from '../parse-wire.js';
-import { readJsonBody } from '../read-json-body.js';
-import type { RouteContext } from '../route-context.js';
+import { findModel } from '../pipeline/find-model.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { newId } from '../encoders/new-id.js';
+import { parseWire } from '../body/parse-wire.js';
+import { readJsonBody } from '../body/read-json-body.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { rerankRequestSchema, type RerankWireRequest } from './rerank-request-schema.js';
 
 /** One ranked document as llama-server, Cohere and Jina answer it. */

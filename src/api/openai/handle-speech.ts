@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { assertCanGenerate, type SpeechChunk } from '../../engine/index.js';
-import { findModel } from '../find-model.js';
-import { iterableToStream } from '../iterable-to-stream.js';
-import { parseWire } from '../parse-wire.js';
-import { readJsonBody } from '../read-json-body.js';
-import type { RouteContext } from '../route-context.js';
-import { startEvents } from '../start-generation.js';
+import { findModel } from '../pipeline/find-model.js';
+import { iterableToStream } from '../encoders/iterable-to-stream.js';
+import { parseWire } from '../body/parse-wire.js';
+import { readJsonBody } from '../body/read-json-body.js';
+import type { RouteContext } from '../routing/route-context.js';
+import { startEvents } from '../pipeline/start-generation.js';
 
 /**
  * OpenAI's own voice names: clients must send one (the SDK's `voice` is required), and none is a

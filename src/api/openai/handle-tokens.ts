@@ -1,10 +1,10 @@
-import { assertAcceptsImages } from '../assert-accepts-images.js';
-import { customizeRequest } from '../customize-request.js';
-import { jsonResponse } from '../json-response.js';
-import { parseWire } from '../parse-wire.js';
-import { imageOptions } from '../protocol-handler.js';
-import { readJsonBody } from '../read-json-body.js';
-import type { RouteContext } from '../route-context.js';
+import { assertAcceptsImages } from '../media/assert-accepts-images.js';
+import { customizeRequest } from '../pipeline/customize-request.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { parseWire } from '../body/parse-wire.js';
+import { imageOptions } from '../pipeline/protocol-handler.js';
+import { readJsonBody } from '../body/read-json-body.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { chatRequestToGenerate, countChatImages } from './chat-request-to-generate.js';
 import { llamaServerModel } from './llama-server-model.js';
 import {

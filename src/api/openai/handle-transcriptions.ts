@@ -1,13 +1,13 @@
 import { assertCanGenerate, type TranscribeEvent } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { assertAudioFile } from '../audio-file.js';
-import { describeBytes } from '../describe-bytes.js';
-import { quote } from '../describe-value.js';
-import { findModel } from '../find-model.js';
-import { jsonResponse } from '../json-response.js';
-import { formText, readFormBody } from '../read-form-body.js';
-import type { RouteContext } from '../route-context.js';
-import { startEvents } from '../start-generation.js';
+import { assertAudioFile } from '../media/audio-file.js';
+import { describeBytes } from '../body/describe-bytes.js';
+import { quote } from '../body/describe-value.js';
+import { findModel } from '../pipeline/find-model.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { formText, readFormBody } from '../body/read-form-body.js';
+import type { RouteContext } from '../routing/route-context.js';
+import { startEvents } from '../pipeline/start-generation.js';
 import { sseResponse } from './sse-response.js';
 
 /** The answers lmtab writes: OpenAI's text forms (it has no timestamps for `srt` and `vtt`). */

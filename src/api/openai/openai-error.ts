@@ -1,7 +1,7 @@
 import { errorTable } from '../../errors/index.js';
 import type { LmtabError } from '../../errors/index.js';
-import { errorHeaders } from '../error-headers.js';
-import { jsonResponse } from '../json-response.js';
+import { errorHeaders } from '../encoders/error-headers.js';
+import { jsonResponse } from '../encoders/json-response.js';
 
 /** The body of an OpenAI error, as a response and as the last event of a broken stream. */
 export interface OpenAiErrorBody {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unknownFieldsError } from '../unknown-fields-error.js';
+import { unknownFieldsError } from '../body/unknown-fields-error.js';
 
 /** Cohere's limit on documents in one rerank request. */
 export const maxRerankDocuments = 1000;

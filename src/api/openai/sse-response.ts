@@ -1,6 +1,6 @@
-import { iterableToStream } from '../iterable-to-stream.js';
-import { createSseEncoder } from '../sse-encoder.js';
-import type { SseMessage } from '../sse-encoder.js';
+import { iterableToStream } from '../encoders/iterable-to-stream.js';
+import { createSseEncoder } from '../encoders/sse-encoder.js';
+import type { SseMessage } from '../encoders/sse-encoder.js';
 import { openAiErrorBody } from './openai-error.js';
 
 /** Options of {@link sseResponse}. */

@@ -1,7 +1,7 @@
 import type { GenerateEvent } from '../../engine/index.js';
-import type { CollectedGeneration } from '../collect-generation.js';
-import { sseDone } from '../sse-encoder.js';
-import { missingDone } from '../start-generation.js';
+import type { CollectedGeneration } from '../pipeline/collect-generation.js';
+import { sseDone } from '../encoders/sse-encoder.js';
+import { missingDone } from '../pipeline/start-generation.js';
 import type { AnswerMeta, TextCompletion } from './response-types.js';
 import { toTextLogprobs } from './to-openai-logprobs.js';
 import { toOpenAiUsage } from './to-openai-usage.js';

@@ -1,6 +1,6 @@
 import type { SamplingOptions } from '../../engine/index.js';
-import { normalizeStop } from '../normalize-stop.js';
-import { omitUndefined } from '../omit-undefined.js';
+import { normalizeStop } from '../pipeline/normalize-stop.js';
+import { omitUndefined } from '../pipeline/omit-undefined.js';
 import type { SamplingRequest } from './sampling-request-schema.js';
 
 /** Converts OpenAI's sampling fields to the engine's names; unset fields stay absent. */

@@ -1,5 +1,5 @@
 import type { ChatMessage, ContentPart, ToolCall } from '../../engine/index.js';
-import { wavFile } from '../wav-file.js';
+import { wavFile } from '../media/wav-file.js';
 import { realtimeRate } from './realtime-audio.js';
 import type { RealtimeItem } from './realtime-answer.js';
 

@@ -1,10 +1,10 @@
 import { assertCanGenerate } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { describeBytes } from '../describe-bytes.js';
-import { findModel } from '../find-model.js';
-import { formatNdjsonLine } from '../ndjson-encoder.js';
-import { projectorModalities } from '../projector-modalities.js';
-import type { RouteContext } from '../route-context.js';
+import { describeBytes } from '../body/describe-bytes.js';
+import { findModel } from '../pipeline/find-model.js';
+import { formatNdjsonLine } from '../encoders/ndjson-encoder.js';
+import { projectorModalities } from '../media/projector-modalities.js';
+import type { RouteContext } from '../routing/route-context.js';
 import { realtimeRate } from './realtime-audio.js';
 import { RealtimeSession } from './realtime-session.js';
 

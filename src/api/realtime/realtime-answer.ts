@@ -1,7 +1,7 @@
 import type { Engine, GenerateRequest } from '../../engine/index.js';
 import { errorTable, toLmtabError, type LmtabError } from '../../errors/index.js';
-import { newId } from '../new-id.js';
-import { startEvents, startGeneration } from '../start-generation.js';
+import { newId } from '../encoders/new-id.js';
+import { startEvents, startGeneration } from '../pipeline/start-generation.js';
 import { encodePcm16, resamplePcm16 } from './realtime-audio.js';
 
 /** A server event: its `type` and fields, in OpenAI's Realtime shapes. */

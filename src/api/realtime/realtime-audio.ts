@@ -1,4 +1,4 @@
-import { decodeBase64 } from '../decode-image.js';
+import { decodeBase64 } from '../media/decode-image.js';
 import { LmtabError } from '../../errors/index.js';
 import { realtimeRate } from './pcm-base64.js';
 

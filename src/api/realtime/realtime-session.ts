@@ -1,8 +1,8 @@
 import type { Engine, GenerateRequest } from '../../engine/index.js';
 import { LmtabError, errorTable, toLmtabError } from '../../errors/index.js';
-import { assertToolSchemas } from '../assert-tool-schemas.js';
-import { newId } from '../new-id.js';
-import { parseWire } from '../parse-wire.js';
+import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
+import { newId } from '../encoders/new-id.js';
+import { parseWire } from '../body/parse-wire.js';
 import { toChatMessages, type StoredItem } from './conversation-messages.js';
 import { InputAudioBuffer } from './input-audio-buffer.js';
 import { runTranscript } from './realtime-transcript.js';

@@ -1,7 +1,7 @@
 import type { Engine } from '../../engine/index.js';
 import { errorTable, toLmtabError } from '../../errors/index.js';
-import { startEvents } from '../start-generation.js';
-import { wavFile } from '../wav-file.js';
+import { startEvents } from '../pipeline/start-generation.js';
+import { wavFile } from '../media/wav-file.js';
 import type { ServerEvent } from './realtime-answer.js';
 import type { TranscriptionConfig } from './realtime-events.js';
 import { realtimeRate } from './pcm-base64.js';

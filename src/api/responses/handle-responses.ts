@@ -1,12 +1,12 @@
 import { LmtabError } from '../../errors/index.js';
 import type { ChatMessage } from '../../engine/index.js';
-import { iterableToStream } from '../iterable-to-stream.js';
-import { jsonResponse } from '../json-response.js';
-import { newId } from '../new-id.js';
+import { iterableToStream } from '../encoders/iterable-to-stream.js';
+import { jsonResponse } from '../encoders/json-response.js';
+import { newId } from '../encoders/new-id.js';
 import { openAiErrorBody } from '../openai/openai-error.js';
-import { imageOptions, protocolHandler } from '../protocol-handler.js';
-import type { RouteContext } from '../route-context.js';
-import { formatSseEvent } from '../sse-encoder.js';
+import { imageOptions, protocolHandler } from '../pipeline/protocol-handler.js';
+import type { RouteContext } from '../routing/route-context.js';
+import { formatSseEvent } from '../encoders/sse-encoder.js';
 import { collectResponse, encodeResponseEvents } from './response-encoder.js';
 import type { ResponseObject, ResponseStreamEvent } from './response-encoder.js';
 import {

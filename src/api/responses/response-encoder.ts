@@ -1,7 +1,7 @@
 import { errorTable, toLmtabError } from '../../errors/index.js';
 import type { GenerateEvent, Usage } from '../../engine/index.js';
-import { newId } from '../new-id.js';
-import { missingDone } from '../start-generation.js';
+import { newId } from '../encoders/new-id.js';
+import { missingDone } from '../pipeline/start-generation.js';
 
 /** An output item of a response. */
 export type OutputItem =

@@ -1,10 +1,10 @@
 import type { ChatMessage, ContentPart, GenerateRequest, ToolChoice } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { assertEnforceableSchema } from '../assert-enforceable-schema.js';
-import { assertToolSchemas } from '../assert-tool-schemas.js';
-import { decodeImage } from '../decode-image.js';
-import { droppedToolForced } from '../dropped-tool-forced.js';
-import { omitUndefined } from '../omit-undefined.js';
+import { assertEnforceableSchema } from '../tools/assert-enforceable-schema.js';
+import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
+import { decodeImage } from '../media/decode-image.js';
+import { droppedToolForced } from '../tools/dropped-tool-forced.js';
+import { omitUndefined } from '../pipeline/omit-undefined.js';
 import { isFunctionChoice, isFunctionTool, isNamespaceTool } from './responses-request-schema.js';
 import type {
   ResponsesFunctionTool,

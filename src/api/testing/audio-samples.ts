@@ -1,4 +1,4 @@
-import { wavFile } from '../wav-file.js';
+import { wavFile } from '../media/wav-file.js';
 
 /** A silent WAV of `samples` samples at `rate`, with a `LIST` chunk before `data`. */
 export function testWav(samples: number, rate = 16_000): Uint8Array {

@@ -18,7 +18,7 @@ import type {
   TranscribeRequest,
 } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { wavFile } from '../wav-file.js';
+import { wavFile } from '../media/wav-file.js';
 import type { ModelRecord } from '../../store/index.js';
 
 /** What the fake engine does for one request. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ModelRecord } from '../../store/index.js';
-import { routes } from '../routes.js';
+import { routes } from '../routing/routes.js';
 import { embedderRecordFixture, modelRecordFixture } from './model-record-fixture.js';
 
 /** One request the fuzzer sends: through the router (a `Request`) or the relay (raw HTTP). */

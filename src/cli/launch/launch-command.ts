@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { LmtabError } from '../../errors/index.js';
 import type { CliContext } from '../cli-context.js';
-import { createProgressDisplay } from '../progress-display.js';
+import { createProgressDisplay } from '../format/progress-display.js';
 import type { RelayClient } from '../relay-client.js';
-import { resolveRunModel } from '../run-command.js';
+import { resolveRunModel } from '../commands/run-command.js';
 import { agentIntegration } from './agent-integrations.js';
 import type { AgentEnvironment, LaunchSettings } from './agent-integrations.js';
 import { createConfigBackups } from './config-backup.js';

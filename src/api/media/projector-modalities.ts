@@ -1,0 +1,26 @@
+import { readProjectorMedia, type ModelRecord, type ProjectorMedia } from '../../store/index.js';
+import type { RouteContext } from '../routing/route-context.js';
+
+/** What a stored model takes in besides text, as llama-server's `/props` names it (and `speech`, lmtab's). */
+export type InputModalities = ProjectorMedia;
+
+/**
+ * A model's input modalities, read from its projector's own header (`clip.has_vision_encoder`,
+ * `clip.has_audio_encoder`) without loading it. A projector that declares neither (LLaVA-era
+ * files) sees; one whose header cannot be read is taken as its engine takes it.
+ */
+export async function projectorModalities(
+  context: Pick<RouteContext, 'engine' | 'store'>,
+  record: ModelRecord,
+): Promise<InputModalities> {
+  const vision = context.engine.supportsImages(record);
+  const textOnly = { vision, audio: false, speech: false };
+  if (record.projector === undefined) return textOnly;
+  try {
+    const { projector } = await context.store.open(record.id);
+    if (projector === undefined) return textOnly;
+    return await readProjectorMedia(projector);
+  } catch {
+    return textOnly;
+  }
+}

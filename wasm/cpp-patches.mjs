@@ -78,7 +78,7 @@ import { pathToFileURL } from 'node:url';
  * wllama's own read does (`fs.read_req`, the pending promise its `fs.read_res` resolves), with
  * offset, length and destination as unsigned. An answer that is an ArrayBuffer is copied into the
  * heap as wllama copies it. One that is the file's Blob slice (what lmtab's engine sends this build,
- * `src/engine/cpu-build.ts`) is read with a BYOB reader into one scratch buffer that every read
+ * `src/engine/builds/cpu-build.ts`) is read with a BYOB reader into one scratch buffer that every read
  * reuses, then copied: no new buffer per read, so loading leaves no garbage the size of the model.
  * Written without regular expressions or comments: it is a C macro's argument.
  */

@@ -14,7 +14,7 @@
 // In this build wllama's glue reports an empty marker in its load result (the server code itself
 // has one), so wllama's JavaScript cannot place images ("Media marker is undefined"). The build
 // therefore pins the marker through emscripten's environment, and the engine hands the same marker
-// to wllama after the load (src/engine/cpu-build.ts). It is derived from the wasm's bytes: a
+// to wllama after the load (src/engine/builds/cpu-build.ts). It is derived from the wasm's bytes: a
 // rebuild of the same sources gives the same marker, and text a user types will not contain it.
 import { createHash } from 'node:crypto';
 

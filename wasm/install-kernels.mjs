@@ -2,7 +2,7 @@
 // finds ggml's Q8_0, Q4_K and Q6_K slots in lmtab-cpu.wasm, writes the glue that installs the kernels
 // there (wasm/glue-patches.mjs), and records the kernels, their compiler and flags, their slots and
 // every file's sha256 in manifest.json. The wasm64 kernels (for wllama's memory64 build, installed
-// at load by src/engine/memory64-kernels.ts) are written beside them and recorded.
+// at load by src/engine/builds/memory64-kernels.ts) are written beside them and recorded.
 // Usage: node wasm/install-kernels.mjs PREBUILT_DIR KERNELS_WASM KERNELS64_WASM COMPILER FLAG...
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

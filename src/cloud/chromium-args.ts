@@ -16,7 +16,7 @@ export const CONTAINER_CHROMIUM_ARGS: readonly string[] = [
  * toggle, without which Chrome hides `shader-f16` on NVIDIA's Vulkan driver and llama.cpp's WebGPU
  * backend registers no device (the model then runs on the CPU: 2.8 instead of 109.9 tok/s decode
  * on an RTX 5090, `shared/gpu/WEBGPU-FACTS.md`). The engine's fallback reason names the same ones
- * (`src/engine/shader-f16-reason.ts`).
+ * (`src/engine/gpu/shader-f16-reason.ts`).
  */
 export const NVIDIA_CHROMIUM_ARGS: readonly string[] = [
   '--enable-dawn-features=vulkan_enable_f16_on_nvidia',

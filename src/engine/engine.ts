@@ -1,6 +1,6 @@
 import type { ModelRecord } from '../store/index.js';
-import type { GpuAdapterReport } from './gpu-adapter.js';
-import type { EngineBuffers } from './engine-buffers.js';
+import type { GpuAdapterReport } from './gpu/gpu-adapter.js';
+import type { EngineBuffers } from './memory/engine-buffers.js';
 
 /** One part of a chat message's content, as the engine sees it (no wire spellings). */
 export type ContentPart =
@@ -197,7 +197,7 @@ export interface EngineInfo {
   engine: string;
   /** `webgpu` when layers run on a GPU adapter, `wasm` when on the CPU only. */
   backend: 'webgpu' | 'wasm';
-  /** Which build of the engine runs it, e.g. `lmtab-cpu` (see `src/engine/cpu-build.ts`). */
+  /** Which build of the engine runs it, e.g. `lmtab-cpu` (see `src/engine/builds/cpu-build.ts`). */
   build?: string;
   /** Description of the WebGPU adapter in use, when there is one. */
   adapter?: string;
@@ -451,7 +451,7 @@ export interface EngineSettings {
   threads?: number;
   /**
    * KV cache type: `auto` (the default) keeps it in Q8_0 on lmtab's CPU build where a model's heads
-   * allow (`src/engine/kv-cache.ts`), `f16` keeps llama.cpp's default F16 everywhere.
+   * allow (`src/engine/memory/kv-cache.ts`), `f16` keeps llama.cpp's default F16 everywhere.
    */
   kvCache?: 'auto' | 'f16';
   /**

@@ -1,27 +1,27 @@
 export { engineDefaults } from './engine-defaults.js';
-export { createWllamaEngine } from './wllama-engine.js';
-export type { WllamaEngine, WllamaEngineOptions } from './wllama-engine.js';
+export { createWllamaEngine } from './wllama/wllama-engine.js';
+export type { WllamaEngine, WllamaEngineOptions } from './wllama/wllama-engine.js';
 export {
   describeAdapter,
   gpuPowerPreference,
   isNvidiaAdapter,
   keyGpuLimits,
-} from './gpu-adapter.js';
-export type { GpuAdapterLike, GpuAdapterReport, KeyGpuLimit } from './gpu-adapter.js';
-export { nvidiaChromeFlags, nvidiaF16Hint, shaderF16Reason } from './shader-f16-reason.js';
-export { createWebLlmEngine, webLlmModelRecord } from './web-llm-engine.js';
-export type { WebLlmEngineLike, WebLlmEngineOptions } from './web-llm-engine.js';
+} from './gpu/gpu-adapter.js';
+export type { GpuAdapterLike, GpuAdapterReport, KeyGpuLimit } from './gpu/gpu-adapter.js';
+export { nvidiaChromeFlags, nvidiaF16Hint, shaderF16Reason } from './gpu/shader-f16-reason.js';
+export { createWebLlmEngine, webLlmModelRecord } from './web-llm/web-llm-engine.js';
+export type { WebLlmEngineLike, WebLlmEngineOptions } from './web-llm/web-llm-engine.js';
 export { createEngineSwitch } from './engine-switch.js';
 export type { EngineSwitchOptions } from './engine-switch.js';
-export { mlcCatalog, mlcUnsupportedReason } from './mlc-catalog.js';
-export type { MlcCatalogEntry } from './mlc-catalog.js';
-export { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm-request.js';
-export type { WebLlmChatRequestOptions } from './web-llm-request.js';
-export { webLlmEvents } from './web-llm-events.js';
-export type { WebLlmEventsOptions } from './web-llm-events.js';
-export { probeCapabilities } from './capability-probe.js';
-export { confirmBackend, planBackend } from './plan-backend.js';
-export type { Capabilities } from './capability-probe.js';
+export { mlcCatalog, mlcUnsupportedReason } from './web-llm/mlc-catalog.js';
+export type { MlcCatalogEntry } from './web-llm/mlc-catalog.js';
+export { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm/web-llm-request.js';
+export type { WebLlmChatRequestOptions } from './web-llm/web-llm-request.js';
+export { webLlmEvents } from './web-llm/web-llm-events.js';
+export type { WebLlmEventsOptions } from './web-llm/web-llm-events.js';
+export { probeCapabilities } from './gpu/capability-probe.js';
+export { confirmBackend, planBackend } from './gpu/plan-backend.js';
+export type { Capabilities } from './gpu/capability-probe.js';
 export {
   assertCanEmbed,
   assertCanGenerate,
@@ -77,8 +77,8 @@ export {
   gpuBytes,
   memoryNeed,
   modelFit,
-} from './memory-fit.js';
-export { memory64AddressSpace, memory64Supported } from './memory64-build.js';
+} from './memory/memory-fit.js';
+export { memory64AddressSpace, memory64Supported } from './builds/memory64-build.js';
 export type {
   CpuBuildKind,
   DeviceMemory,
@@ -86,9 +86,9 @@ export type {
   MemoryNeedOptions,
   ModelFit,
   PathFit,
-} from './memory-fit.js';
+} from './memory/memory-fit.js';
 export { countPromptTokens } from './count-prompt-tokens.js';
 export type { GenerateFn } from './count-prompt-tokens.js';
 export { loadEngineSettings, saveEngineSettings } from './saved-engine-settings.js';
-export { gpuWorkerPrologue, loseDeviceMessage } from './gpu-worker-prologue.js';
-export type { CpuBuild } from './cpu-build.js';
+export { gpuWorkerPrologue, loseDeviceMessage } from './gpu/gpu-worker-prologue.js';
+export type { CpuBuild } from './builds/cpu-build.js';

@@ -154,8 +154,8 @@ test('a 4.7 GB file (LFM2-8B-A1B Q4_K_M), past what wasm32 can address, loads on
   expect(answer.body.usage?.completion_tokens).toBe(4);
   expect(answer.body.choices?.[0].finish_reason).toBe('length');
   const loaded = (await loadedModels()).find((m) => m.model === model);
-  // wllama's stock build with its memory raised past 4 GiB (src/engine/memory64-build.ts), with
-  // lmtab's wasm64 kernels in the place of ggml's generic ones (src/engine/memory64-kernels.ts).
+  // wllama's stock build with its memory raised past 4 GiB (src/engine/builds/memory64-build.ts), with
+  // lmtab's wasm64 kernels in the place of ggml's generic ones (src/engine/builds/memory64-kernels.ts).
   expect(loaded?.info).toMatchObject({
     backend: 'wasm',
     build: 'wllama 3.13.0 memory64',

@@ -408,7 +408,7 @@ test.describe('the app on WebGPU in Chromium (lavapipe), end to end @webgpu', ()
 
       // A context of its own is an engine of its own: wllama's stock build, the same llama.cpp, on
       // the CPU (lmtab's CPU build lists tokens that are not whole characters, which the stock
-      // build leaves out, so their candidates differ by design: src/engine/utf8-guard.ts).
+      // build leaves out, so their candidates differ by design: src/engine/wllama/utf8-guard.ts).
       cpu = await browser.newContext();
       await withEngineSettings(cpu, { gpuLayers: 0, cpuEngine: 'wllama' });
       const cpuPage = await cpu.newPage();

@@ -332,7 +332,7 @@ describe('top-5 log-probabilities on WebGPU match the CPU builds on the same pro
     'wllama stock build, CPU': () => createWllamaEngine({ store, wasmUrl, gpuLayers: 0 }),
     // Not lmtab-cpu: with logprobs asked, wllama's stock build bans every token that is not whole
     // characters (it cannot serialize them as alternatives) while lmtab's build lists them with
-    // their bytes, so the two sample from different candidates by design (src/engine/utf8-guard.ts).
+    // their bytes, so the two sample from different candidates by design (src/engine/wllama/utf8-guard.ts).
   };
   // Tolerances in natural-log units. F16 weights: both sides compute in floats (seen: 3e-4).
   // Q4_K_M: the CPU quantizes activations to 8 bits for its dot products, WebGPU does not (seen:

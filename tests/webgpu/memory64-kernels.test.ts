@@ -4,7 +4,7 @@ import { halfBitsToNumber } from '../support/gguf-writer.js';
 import { randomBytes, randomHalf } from '../support/kernel-inputs.js';
 
 // lmtab's kernels built for wasm64 (lmtab-kernels64.wasm, which go into wllama's memory64 build:
-// src/engine/memory64-kernels.ts) against the wasm32 ones the CPU build runs (lmtab-kernels.wasm,
+// src/engine/builds/memory64-kernels.ts) against the wasm32 ones the CPU build runs (lmtab-kernels.wasm,
 // checked against ggml's definitions in wasm/kernels/k-quants.test.ts): the same inputs give the
 // same floats, bit for bit, through every export and tile. Here because Node 20 cannot compile a
 // wasm64 module on a shared 64-bit memory; Node 24 can.

@@ -30,7 +30,7 @@ PATH="$OUT/bin" "$LLVM/clang" --target=wasm32 "${FLAGS[@]}" -DLMTAB_F16_TABLE="$
   -Wl,--strip-all -o "$OUT/lmtab-kernels.wasm" "$ROOT/wasm/kernels/k-quants.c"
 # The same kernels for wllama's stock memory64 build (wasm64, 64-bit pointers, on its shared
 # 64-bit memory of up to 16 GiB), which runs the models the wasm32 build cannot hold
-# (src/engine/memory64-kernels.ts). Without LMTAB_F16_TABLE: that build's ggml is not this one.
+# (src/engine/builds/memory64-kernels.ts). Without LMTAB_F16_TABLE: that build's ggml is not this one.
 PATH="$OUT/bin" "$LLVM/clang" --target=wasm64 "${FLAGS[@]}" \
   -nostdlib -Wl,--no-entry -Wl,--import-memory -Wl,--shared-memory -Wl,--max-memory=17179869184 \
   -Wl,--strip-all -o "$OUT/lmtab-kernels64.wasm" "$ROOT/wasm/kernels/k-quants.c"

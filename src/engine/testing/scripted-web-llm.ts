@@ -4,7 +4,7 @@ import type {
   CompletionCreateParamsStreaming,
   GenerationConfig,
 } from '@mlc-ai/web-llm';
-import type { WebLlmEngineLike } from '../web-llm-engine.js';
+import type { WebLlmEngineLike } from '../web-llm/web-llm-engine.js';
 
 /** `mlc-chat-config.json` as web-llm reads it (its `ChatConfig`, not exported by the package). */
 type ChatConfig = Parameters<MLCEngine['asyncGenerate']>[3];

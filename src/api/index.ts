@@ -3,8 +3,8 @@
 export { createRouter } from './routing/create-router.js';
 export type { Router, RouterHandleOptions, RouterOptions } from './routing/create-router.js';
 export type { HubAccess } from './routing/route-context.js';
-export { pruneUploads } from './ollama/prune-uploads.js';
-export type { PruneUploadsOptions } from './ollama/prune-uploads.js';
+export { pruneUploads } from './ollama/blobs/prune-uploads.js';
+export type { PruneUploadsOptions } from './ollama/blobs/prune-uploads.js';
 export { customizeRequest } from './pipeline/customize-request.js';
 export type { CustomizeRequestOptions } from './pipeline/customize-request.js';
 export { assertEnforceableSchema } from './tools/assert-enforceable-schema.js';

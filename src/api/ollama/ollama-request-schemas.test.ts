@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LmtabError } from '../../errors/index.js';
 import { parseWire } from '../body/parse-wire.js';
-import { chatRequestSchema } from './chat-request-schema.js';
-import { generateRequestSchema } from './generate-request-schema.js';
-import { isUnloadNow } from './keep-alive-schema.js';
-import { parseModelName } from './model-name-request-schema.js';
+import { chatRequestSchema } from './generate/chat-request-schema.js';
+import { generateRequestSchema } from './generate/generate-request-schema.js';
+import { isUnloadNow } from './generate/keep-alive-schema.js';
+import { parseModelName } from './models/model-name-request-schema.js';
 
 function failure(run: () => unknown): LmtabError {
   try {

@@ -8,7 +8,7 @@ import { jsonResponse } from '../encoders/json-response.js';
 import { formText, readFormBody } from '../body/read-form-body.js';
 import type { RouteContext } from '../routing/route-context.js';
 import { startEvents } from '../pipeline/start-generation.js';
-import { sseResponse } from './sse-response.js';
+import { sseResponse } from './chat/sse-response.js';
 
 /** The answers lmtab writes: OpenAI's text forms (it has no timestamps for `srt` and `vtt`). */
 const responseFormats = ['json', 'text', 'verbose_json'] as const;

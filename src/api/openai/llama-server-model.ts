@@ -2,7 +2,7 @@ import { isEmbeddingOnly } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { isComplete, type ModelRecord } from '../../store/index.js';
 import { findModel } from '../pipeline/find-model.js';
-import { isStagedBlob } from '../ollama/blob-digest.js';
+import { isStagedBlob } from '../ollama/blobs/blob-digest.js';
 import type { RouteContext } from '../routing/route-context.js';
 
 /** A stored model whose engine has a tokenizer: a complete chat or completion model. */

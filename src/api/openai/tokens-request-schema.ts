@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unknownFieldsError } from '../body/unknown-fields-error.js';
-import { chatCompletionRequestSchema } from './chat-completion-request-schema.js';
+import { chatCompletionRequestSchema } from './chat/chat-completion-request-schema.js';
 
 const tokenId = z.int({ error: 'a token id (an integer from 0)' }).min(0);
 

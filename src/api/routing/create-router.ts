@@ -4,7 +4,7 @@ import { createMemoryResponseStore } from '../../store/index.js';
 import type { ModelStore, ResponseStore } from '../../store/index.js';
 import { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';
 import { limitImageFetch, type ImageFetchLimits } from '../media/limit-image-fetch.js';
-import { createProjectorUploads } from '../ollama/projector-uploads.js';
+import { createProjectorUploads } from '../ollama/blobs/projector-uploads.js';
 import { errorsForPath } from './protocol-errors.js';
 import type { HubAccess, Route, RouteContext } from './route-context.js';
 import { matchPath } from './route-table.js';

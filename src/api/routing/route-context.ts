@@ -6,7 +6,7 @@ import type {
   ModelStore,
   ResponseStore,
 } from '../../store/index.js';
-import type { ProjectorUploads } from '../ollama/projector-uploads.js';
+import type { ProjectorUploads } from '../ollama/blobs/projector-uploads.js';
 import type { RouteRow } from './route-table.js';
 
 /** What `/api/pull` needs: the hub as configured now, and downloads into the store. */

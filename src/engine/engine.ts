@@ -1,6 +1,50 @@
 import type { ModelRecord } from '../store/index.js';
-import type { GpuAdapterReport } from './gpu/gpu-adapter.js';
-import type { EngineBuffers } from './memory/engine-buffers.js';
+
+/** The adapter limits that decide how large a model's buffers may be, in the order shown. */
+export const keyGpuLimits = [
+  'maxBufferSize',
+  'maxStorageBufferBindingSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+] as const;
+
+/** One of {@link keyGpuLimits}. */
+export type KeyGpuLimit = (typeof keyGpuLimits)[number];
+
+/** A WebGPU adapter as lmtab reports it (Developer tab, `GET /api/lmtab/engine`). */
+export interface GpuAdapterReport {
+  /** One line naming it: vendor, architecture and description (or device), e.g. `nvidia ampere`. */
+  adapter: string;
+  /** Every feature of the adapter (`shader-f16`, `subgroups`, ...). */
+  features: string[];
+  /** `GPUAdapterInfo.vendor`, e.g. `nvidia`, `apple`, `google` (SwiftShader); absent when empty. */
+  vendor?: string;
+  /** `GPUAdapterInfo.architecture`, e.g. `ampere`, `swiftshader`. */
+  architecture?: string;
+  /** `GPUAdapterInfo.device`: a vendor's device id or name, where the browser reveals one. */
+  device?: string;
+  /** `GPUAdapterInfo.description`: the driver's name for the GPU, where the browser reveals one. */
+  description?: string;
+  /** Whether it is a fallback (software) adapter, where the browser says. */
+  isFallbackAdapter?: boolean;
+  /** The {@link keyGpuLimits} the adapter has, in bytes or counts. */
+  limits?: Partial<Record<KeyGpuLimit, number>>;
+  /** The power preference it was requested with (`gpuPowerPreference`, gpu/gpu-adapter.ts). */
+  powerPreference?: string;
+}
+
+/**
+ * What llama.cpp allocated for a loaded model, in MiB, as its log says (`... buffer size = N MiB`),
+ * summed over backends: weights, context cache (attention KV and recurrent state), and compute
+ * (the graph's working memory and the logits output).
+ */
+export interface EngineBuffers {
+  modelMiB: number;
+  cacheMiB: number;
+  computeMiB: number;
+}
 
 /** One part of a chat message's content, as the engine sees it (no wire spellings). */
 export type ContentPart =
@@ -451,7 +495,7 @@ export interface EngineSettings {
   threads?: number;
   /**
    * KV cache type: `auto` (the default) keeps it in Q8_0 on lmtab's CPU build where a model's heads
-   * allow (`src/engine/memory/kv-cache.ts`), `f16` keeps llama.cpp's default F16 everywhere.
+   * allow (`src/engine/builds/kv-cache.ts`), `f16` keeps llama.cpp's default F16 everywhere.
    */
   kvCache?: 'auto' | 'f16';
   /**

@@ -1,13 +1,10 @@
 export { engineDefaults } from './engine-defaults.js';
 export { createWllamaEngine } from './wllama/wllama-engine.js';
 export type { WllamaEngine, WllamaEngineOptions } from './wllama/wllama-engine.js';
-export {
-  describeAdapter,
-  gpuPowerPreference,
-  isNvidiaAdapter,
-  keyGpuLimits,
-} from './gpu/gpu-adapter.js';
-export type { GpuAdapterLike, GpuAdapterReport, KeyGpuLimit } from './gpu/gpu-adapter.js';
+export { describeAdapter, gpuPowerPreference, isNvidiaAdapter } from './gpu/gpu-adapter.js';
+export { keyGpuLimits } from './engine.js';
+export type { GpuAdapterReport, KeyGpuLimit } from './engine.js';
+export type { GpuAdapterLike } from './gpu/gpu-adapter.js';
 export { nvidiaChromeFlags, nvidiaF16Hint, shaderF16Reason } from './gpu/shader-f16-reason.js';
 export { createWebLlmEngine, webLlmModelRecord } from './web-llm/web-llm-engine.js';
 export type { WebLlmEngineLike, WebLlmEngineOptions } from './web-llm/web-llm-engine.js';
@@ -78,7 +75,8 @@ export {
   memoryNeed,
   modelFit,
 } from './memory/memory-fit.js';
-export { memory64AddressSpace, memory64Supported } from './builds/memory64-build.js';
+export { memory64Supported } from './builds/memory64-build.js';
+export { memory64AddressSpace } from './memory/memory-fit.js';
 export type {
   CpuBuildKind,
   DeviceMemory,

@@ -1,7 +1,7 @@
 import type { GgufMetadataValue } from '../../store/index.js';
 import { buildNames } from './cpu-build.js';
 import type { EngineSettings } from '../engine.js';
-import { kvCacheParams, type HeadLengths } from '../memory/kv-cache.js';
+import { kvCacheParams, type HeadLengths } from './kv-cache.js';
 import { assertCpuFit, memoryNeed } from '../memory/memory-fit.js';
 
 type Metadata = Map<string, GgufMetadataValue>;

@@ -2,7 +2,7 @@ import { Wllama, type WllamaConfig } from '@wllama/wllama/esm/index.js';
 import type { EngineInfo } from '../engine.js';
 import { kernelLogLines } from './kernel-log-lines.js';
 import type { Memory64Resources } from './memory64-build.js';
-import { failOnWorkerError, onEachProxy } from '../wllama/wllama-proxy.js';
+import { failOnWorkerError, onEachProxy } from '../wllama-internals.js';
 
 /**
  * lmtab's CPU WebAssembly build (`wasm/prebuilt/`, made by `npm run build:wasm`): llama.cpp with

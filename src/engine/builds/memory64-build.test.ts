@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  importedMemoryMax,
-  memory64AddressSpace,
-  raiseGlueHeapMax,
-  raiseImportedMemoryMax,
-} from './memory64-build.js';
+import { memory64AddressSpace } from '../memory/memory-fit.js';
+import { importedMemoryMax, raiseGlueHeapMax, raiseImportedMemoryMax } from './memory64-build.js';
 
 const stock = new URL('../../../node_modules/@wllama/wllama/', import.meta.url);
 

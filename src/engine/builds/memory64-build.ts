@@ -19,9 +19,7 @@ import {
   withMemory64Kernels,
   withoutMemory64Kernels,
 } from './memory64-kernels.js';
-
-/** Chromium's largest 64-bit WebAssembly memory: 16 GiB (V8's limit for memory64). */
-export const memory64AddressSpace = 16 * 2 ** 30;
+import { memory64AddressSpace } from '../memory/memory-fit.js';
 
 const pageBytes = 65536;
 

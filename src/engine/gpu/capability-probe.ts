@@ -1,9 +1,5 @@
-import {
-  describeAdapter,
-  gpuPowerPreference,
-  type GpuAdapterLike,
-  type GpuAdapterReport,
-} from './gpu-adapter.js';
+import type { GpuAdapterReport } from '../engine.js';
+import { describeAdapter, gpuPowerPreference, type GpuAdapterLike } from './gpu-adapter.js';
 
 /** What this browser context offers an engine, probed without loading a model. */
 export interface Capabilities {

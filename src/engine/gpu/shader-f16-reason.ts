@@ -1,4 +1,5 @@
-import { isNvidiaAdapter, type GpuAdapterReport } from './gpu-adapter.js';
+import type { GpuAdapterReport } from '../engine.js';
+import { isNvidiaAdapter } from './gpu-adapter.js';
 
 /**
  * The Chrome switches that give WebGPU on NVIDIA's Vulkan driver `shader-f16`: Dawn hides it there

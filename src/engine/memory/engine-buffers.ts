@@ -1,13 +1,4 @@
-/**
- * What llama.cpp allocated for a loaded model, in MiB, as its log says (`... buffer size = N MiB`),
- * summed over backends: weights, context cache (attention KV and recurrent state), and compute
- * (the graph's working memory and the logits output).
- */
-export interface EngineBuffers {
-  modelMiB: number;
-  cacheMiB: number;
-  computeMiB: number;
-}
+import type { EngineBuffers } from '../engine.js';
 
 const bufferLine = /\b(model|KV|RS|compute|output) buffer size =\s*([\d.]+) MiB/;
 

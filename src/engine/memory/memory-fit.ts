@@ -1,7 +1,9 @@
 import { LmtabError } from '../../errors/index.js';
 import type { GgufMetadataValue } from '../../store/index.js';
 import { formatBytes } from '../../store/index.js';
-import { memory64AddressSpace } from '../builds/memory64-build.js';
+
+/** Chromium's largest 64-bit WebAssembly memory: 16 GiB (V8's limit for memory64). */
+export const memory64AddressSpace = 16 * 2 ** 30;
 
 const gib = 2 ** 30;
 

@@ -4,7 +4,7 @@ import { createWllamaFor, type CpuBuild } from '../builds/cpu-build.js';
 import type { EngineInfo } from '../engine.js';
 import { loadWllama } from './load-wllama.js';
 import { LogRing } from '../log-ring.js';
-import { onEachProxy, type WllamaProxy } from './wllama-proxy.js';
+import { onEachProxy, type WllamaProxy } from '../wllama-internals.js';
 
 /**
  * Loads a model's vocabulary and chat template, and nothing else, into lmtab's CPU build, for the

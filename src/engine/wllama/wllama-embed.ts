@@ -19,7 +19,7 @@ import { LogRing } from '../log-ring.js';
 import { confirmBackend } from '../gpu/plan-backend.js';
 import { createResidency, type ResidencyState } from '../residency.js';
 import { SlotQueue } from '../slot-queue.js';
-import { wllamaProxy, type WllamaProxy } from './wllama-proxy.js';
+import { wllamaProxy, type WllamaProxy } from '../wllama-internals.js';
 import { engineDefaults } from '../engine-defaults.js';
 
 /** Options of {@link createWllamaEmbedder}. */

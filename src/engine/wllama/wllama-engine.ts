@@ -45,7 +45,7 @@ import {
   kvCacheFromLog,
   kvCacheParams,
   type HeadLengths,
-} from '../memory/kv-cache.js';
+} from '../builds/kv-cache.js';
 import { buffersFromLog } from '../memory/engine-buffers.js';
 import { prepareImage } from './image-input.js';
 import { loadWllama } from './load-wllama.js';

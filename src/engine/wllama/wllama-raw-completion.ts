@@ -1,6 +1,6 @@
 import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { WllamaAbortError, WllamaError } from '@wllama/wllama/esm/index.js';
-import { wllamaProxy } from './wllama-proxy.js';
+import { wllamaProxy } from '../wllama-internals.js';
 
 /** Options of {@link wllamaRawCompletion}. */
 export interface WllamaRawCompletionOptions {

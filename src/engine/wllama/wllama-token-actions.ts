@@ -1,6 +1,6 @@
 import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError } from '../../errors/index.js';
-import { wllamaProxy } from './wllama-proxy.js';
+import { wllamaProxy } from '../wllama-internals.js';
 
 /** The token actions of lmtab's CPU build (wasm/glue/token-actions.h), by llama-server's route. */
 export type TokenAction = 'tokenize' | 'detokenize' | 'apply_template';

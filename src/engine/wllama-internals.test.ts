@@ -7,7 +7,7 @@ import {
   modelReadWatch,
   onEachProxy,
   workerFailurePrologue,
-} from './wllama-proxy.js';
+} from './wllama-internals.js';
 
 /** A stand-in for wllama's worker proxy: what the hooks touch of it. */
 class FakeProxy {

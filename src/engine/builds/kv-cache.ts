@@ -1,6 +1,6 @@
 import type { LoadModelParams } from '@wllama/wllama/esm/types/types.js';
 import type { GgufMetadataValue } from '../../store/index.js';
-import { buildNames } from '../builds/cpu-build.js';
+import { buildNames } from './cpu-build.js';
 import type { EngineInfo, EngineSettings } from '../engine.js';
 
 /** Elements per block of llama.cpp's Q8_0 type: a Q8_0 cache row must be a whole number of them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildNames } from '../builds/cpu-build.js';
+import { buildNames } from './cpu-build.js';
 import type { EngineInfo } from '../engine.js';
 import { headLengths, kvCacheFromLog, kvCacheParams } from './kv-cache.js';
 

@@ -2,7 +2,7 @@
 // relay, the gateway and the CLI read too.
 export { createRouter } from './routing/create-router.js';
 export type { Router, RouterHandleOptions, RouterOptions } from './routing/create-router.js';
-export type { HubAccess } from './routing/route-context.js';
+export type { HubAccess } from './pipeline/route-context.js';
 export { pruneUploads } from './ollama/blobs/prune-uploads.js';
 export type { PruneUploadsOptions } from './ollama/blobs/prune-uploads.js';
 export { customizeRequest } from './pipeline/customize-request.js';

@@ -4,7 +4,7 @@
 // (tsconfig.node.json compiles it without the DOM, tsconfig.browser.json without Node's types).
 export { acceptedAudioFormats, readAudioFacts } from './media/audio-file.js';
 export type { AudioFileFacts } from './media/audio-file.js';
-export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './routing/default-limits.js';
+export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './body/default-limits.js';
 export { describeBytes } from './body/describe-bytes.js';
 export { createNdjsonEncoder, formatNdjsonLine } from './encoders/ndjson-encoder.js';
 export { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
@@ -15,7 +15,7 @@ export { apiPrefixes, isApiPath, routeScope, tokenReaderFor } from './routing/ro
 export type { RouteScope } from './routing/route-table.js';
 export { createSseEncoder, formatSseEvent, sseDone } from './encoders/sse-encoder.js';
 export type { SseMessage } from './encoders/sse-encoder.js';
-export type { TokenReader } from './routing/token-reader.js';
+export type { TokenReader } from './pipeline/token-reader.js';
 export { pcm16, wavFile } from './media/wav-file.js';
 export {
   decodePcm16Base64,

@@ -1,6 +1,16 @@
 import { LmtabError, readErrorAnswer } from '../errors/index.js';
 import { readNdjson } from '../streams/index.js';
-import type { ProgressStatus } from './format/progress-display.js';
+
+/** One status of a long operation, as `/api/pull` and `/api/create` stream them. */
+export interface ProgressStatus {
+  status: string;
+  /** The file being moved, `sha256:...`, when there is one. */
+  digest?: string;
+  /** Bytes in all, when known. */
+  total?: number;
+  /** Bytes done. */
+  completed?: number;
+}
 
 /** Options of {@link createRelayClient}. */
 export interface RelayClientOptions {

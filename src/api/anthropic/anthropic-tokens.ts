@@ -1,4 +1,4 @@
-import { countOf, field, isText, type TokenReader } from '../routing/token-reader.js';
+import { countOf, field, isText, type TokenReader } from '../pipeline/token-reader.js';
 
 /** Messages: `usage.output_tokens` (of the message, or of `message_delta`); text and thinking deltas. */
 export const anthropicTokens: TokenReader = {

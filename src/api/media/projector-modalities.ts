@@ -1,5 +1,10 @@
-import { readProjectorMedia, type ModelRecord, type ProjectorMedia } from '../../store/index.js';
-import type { RouteContext } from '../routing/route-context.js';
+import {
+  readProjectorMedia,
+  type ModelRecord,
+  type ModelStore,
+  type ProjectorMedia,
+} from '../../store/index.js';
+import type { Engine } from '../../engine/index.js';
 
 /** What a stored model takes in besides text, as llama-server's `/props` names it (and `speech`, lmtab's). */
 export type InputModalities = ProjectorMedia;
@@ -10,7 +15,7 @@ export type InputModalities = ProjectorMedia;
  * files) sees; one whose header cannot be read is taken as its engine takes it.
  */
 export async function projectorModalities(
-  context: Pick<RouteContext, 'engine' | 'store'>,
+  context: { engine: Engine; store: ModelStore },
   record: ModelRecord,
 ): Promise<InputModalities> {
   const vision = context.engine.supportsImages(record);

@@ -1,5 +1,5 @@
 import { jsonResponse } from '../encoders/json-response.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { engineStatusBody } from './engine-status-body.js';
 
 /**

@@ -1,4 +1,4 @@
-import { countOf, field, isText, type TokenReader } from '../routing/token-reader.js';
+import { countOf, field, isText, type TokenReader } from '../pipeline/token-reader.js';
 
 /**
  * Native `/api`: `eval_count`; text in `message.content` (chat) or `response` (generate).

@@ -2,8 +2,8 @@ import { isComplete } from '../../store/index.js';
 import type { ModelRecord } from '../../store/index.js';
 import { findModel } from '../pipeline/find-model.js';
 import { jsonResponse } from '../encoders/json-response.js';
-import { isStagedBlob } from '../ollama/blobs/blob-digest.js';
-import type { RouteContext } from '../routing/route-context.js';
+import { isStagedBlob } from '../pipeline/blob-digest.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import type { OpenAiModel } from './response-types.js';
 
 /** `GET /v1/models`: every complete stored model. */

@@ -1,6 +1,6 @@
 import { projectorModalities } from '../media/projector-modalities.js';
 import { jsonResponse } from '../encoders/json-response.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { llamaServerModel } from './llama-server-model.js';
 
 /**

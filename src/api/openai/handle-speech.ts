@@ -4,7 +4,7 @@ import { findModel } from '../pipeline/find-model.js';
 import { iterableToStream } from '../encoders/iterable-to-stream.js';
 import { parseWire } from '../body/parse-wire.js';
 import { readJsonBody } from '../body/read-json-body.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { startEvents } from '../pipeline/start-generation.js';
 
 /**

@@ -4,7 +4,7 @@ import { jsonResponse } from '../encoders/json-response.js';
 import { parseWire } from '../body/parse-wire.js';
 import { imageOptions } from '../pipeline/protocol-handler.js';
 import { readJsonBody } from '../body/read-json-body.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { chatRequestToGenerate, countChatImages } from './chat/chat-request-to-generate.js';
 import { llamaServerModel } from './llama-server-model.js';
 import {

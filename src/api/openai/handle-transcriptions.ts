@@ -6,7 +6,7 @@ import { quote } from '../body/describe-value.js';
 import { findModel } from '../pipeline/find-model.js';
 import { jsonResponse } from '../encoders/json-response.js';
 import { formText, readFormBody } from '../body/read-form-body.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { startEvents } from '../pipeline/start-generation.js';
 import { sseResponse } from './chat/sse-response.js';
 

@@ -2,8 +2,8 @@ import { isEmbeddingOnly } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { isComplete, type ModelRecord } from '../../store/index.js';
 import { findModel } from '../pipeline/find-model.js';
-import { isStagedBlob } from '../ollama/blobs/blob-digest.js';
-import type { RouteContext } from '../routing/route-context.js';
+import { isStagedBlob } from '../pipeline/blob-digest.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 
 /** A stored model whose engine has a tokenizer: a complete chat or completion model. */
 const canTokenize = (record: ModelRecord) =>

@@ -1,4 +1,4 @@
-import { countOf, field, isText, type TokenReader } from '../routing/token-reader.js';
+import { countOf, field, isText, type TokenReader } from '../pipeline/token-reader.js';
 
 /**
  * Chat and text completions: `usage.completion_tokens`; text in `delta.content` or `text`.

@@ -3,7 +3,7 @@ import { mergeParameters, renderPrompt } from '../../modelfile/index.js';
 import type { OllamaParameters, PromptMessage } from '../../modelfile/index.js';
 import type { ModelRecord } from '../../store/index.js';
 import { omitUndefined } from './omit-undefined.js';
-import { optionsToSampling } from '../ollama/generate/options-to-sampling.js';
+import { optionsToSampling } from './options-to-sampling.js';
 
 /** Options of {@link customizeRequest}. */
 export interface CustomizeRequestOptions {

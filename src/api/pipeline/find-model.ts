@@ -1,6 +1,6 @@
 import { LmtabError } from '../../errors/index.js';
 import { checkModelName } from './check-model-name.js';
-import { isStagedBlob } from '../ollama/blobs/blob-digest.js';
+import { isStagedBlob } from './blob-digest.js';
 import { DEFAULT_QUANTIZATION, nearestQuantization } from '../../hub/index.js';
 import { isComplete, isHubPull } from '../../store/index.js';
 import type { ModelRecord, ModelStore } from '../../store/index.js';

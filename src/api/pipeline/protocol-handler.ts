@@ -6,7 +6,7 @@ import { customizeRequest } from './customize-request.js';
 import { findModel } from './find-model.js';
 import { parseWire } from '../body/parse-wire.js';
 import { readJsonBody } from '../body/read-json-body.js';
-import type { RouteContext, RouteHandler } from '../routing/route-context.js';
+import type { RouteContext, RouteHandler } from './route-context.js';
 import { startGeneration } from './start-generation.js';
 
 /** A request the pipeline has read, checked and converted, ready to answer. */

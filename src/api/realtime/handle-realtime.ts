@@ -4,7 +4,7 @@ import { describeBytes } from '../body/describe-bytes.js';
 import { findModel } from '../pipeline/find-model.js';
 import { formatNdjsonLine } from '../encoders/ndjson-encoder.js';
 import { projectorModalities } from '../media/projector-modalities.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { realtimeRate } from './realtime-audio.js';
 import { RealtimeSession } from './realtime-session.js';
 

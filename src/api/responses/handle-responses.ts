@@ -5,7 +5,7 @@ import { jsonResponse } from '../encoders/json-response.js';
 import { newId } from '../encoders/new-id.js';
 import { openAiErrorBody } from '../openai/openai-error.js';
 import { imageOptions, protocolHandler } from '../pipeline/protocol-handler.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { RouteContext } from '../pipeline/route-context.js';
 import { formatSseEvent } from '../encoders/sse-encoder.js';
 import { collectResponse, encodeResponseEvents } from './response-encoder.js';
 import type { ResponseObject, ResponseStreamEvent } from './response-encoder.js';

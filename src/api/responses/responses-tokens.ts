@@ -1,4 +1,4 @@
-import { countOf, field, isText, type TokenReader } from '../routing/token-reader.js';
+import { countOf, field, isText, type TokenReader } from '../pipeline/token-reader.js';
 
 /** Responses: `usage.output_tokens` of the response (or of `response.completed`'s); text deltas. */
 export const responsesTokens: TokenReader = {

@@ -2,11 +2,12 @@ import { LmtabError, toLmtabError } from '../../errors/index.js';
 import type { Engine } from '../../engine/index.js';
 import { createMemoryResponseStore } from '../../store/index.js';
 import type { ModelStore, ResponseStore } from '../../store/index.js';
-import { defaultMaxBlobBytes, defaultMaxBodyBytes } from './default-limits.js';
+import { defaultMaxBlobBytes, defaultMaxBodyBytes } from '../body/default-limits.js';
 import { limitImageFetch, type ImageFetchLimits } from '../media/limit-image-fetch.js';
 import { createProjectorUploads } from '../ollama/blobs/projector-uploads.js';
 import { errorsForPath } from './protocol-errors.js';
-import type { HubAccess, Route, RouteContext } from './route-context.js';
+import type { HubAccess, RouteContext } from '../pipeline/route-context.js';
+import type { Route } from './routes.js';
 import { matchPath } from './route-table.js';
 import { routes } from './routes.js';
 

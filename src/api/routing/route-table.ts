@@ -5,7 +5,7 @@ import { anthropicTokens } from '../anthropic/anthropic-tokens.js';
 import { ollamaTokens } from '../ollama/ollama-tokens.js';
 import { openAiTokens } from '../openai/openai-tokens.js';
 import { responsesTokens } from '../responses/responses-tokens.js';
-import type { TokenReader } from './token-reader.js';
+import type { TokenReader } from '../pipeline/token-reader.js';
 
 /**
  * The path prefixes the API answers under; everything else is the app. The others are

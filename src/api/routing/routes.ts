@@ -30,7 +30,8 @@ import {
   handleGetResponse,
   handleResponses,
 } from '../responses/handle-responses.js';
-import type { Route, RouteHandler } from './route-context.js';
+import type { RouteHandler } from '../pipeline/route-context.js';
+import type { RouteRow } from './route-table.js';
 import { routeTable, type RouteKey } from './route-table.js';
 
 /** Each route's handler, by `METHOD /path`: a row of the route table without one does not compile. */
@@ -83,3 +84,8 @@ export const routes: readonly Route[] = routeTable.map((row) => ({
   // Each row's own method and path: a key of the handler table.
   handler: handlers[`${row.method} ${row.path}` as RouteKey],
 }));
+
+/** One entry of the route table, with its handler. */
+export interface Route extends RouteRow {
+  handler: RouteHandler;
+}

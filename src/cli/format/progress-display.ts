@@ -1,15 +1,5 @@
+import type { ProgressStatus } from '../relay-client.js';
 import { formatProgressBar } from './format-progress-bar.js';
-
-/** One status of a long operation, as `/api/pull` and `/api/create` stream them. */
-export interface ProgressStatus {
-  status: string;
-  /** The file being moved, `sha256:...`, when there is one. */
-  digest?: string;
-  /** Bytes in all, when known. */
-  total?: number;
-  /** Bytes done. */
-  completed?: number;
-}
 
 /** Options of {@link createProgressDisplay}. */
 export interface ProgressDisplayOptions {

@@ -1,6 +1,6 @@
 import { isComplete } from '../../../store/index.js';
 import type { ModelRecord, ModelStore } from '../../../store/index.js';
-import { blobRecordId } from './blob-digest.js';
+import { blobRecordId } from '../../pipeline/blob-digest.js';
 
 /**
  * A stored model whose one model file has the sha256 `hex`: an uploaded blob waiting for

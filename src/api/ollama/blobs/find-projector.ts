@@ -1,6 +1,6 @@
 import { isComplete } from '../../../store/index.js';
 import type { ModelStore } from '../../../store/index.js';
-import type { ProjectorUploads } from './projector-uploads.js';
+import type { ProjectorUploads } from '../../pipeline/route-context.js';
 
 /** Where a vision projector's bytes are: uploaded and waiting, or a stored model's (to share). */
 export type FoundProjector = { kind: 'upload'; blob: Blob } | { kind: 'stored'; holder: string };

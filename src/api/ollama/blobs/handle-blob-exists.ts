@@ -1,6 +1,6 @@
 import { LmtabError } from '../../../errors/index.js';
-import type { RouteContext } from '../../routing/route-context.js';
-import { parseBlobDigest } from './blob-digest.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
+import { parseBlobDigest } from '../../pipeline/blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';
 import { pruneUploads } from './prune-uploads.js';

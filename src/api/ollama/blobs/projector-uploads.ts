@@ -1,18 +1,5 @@
-import { unusedUploadKeepMs } from '../../routing/default-limits.js';
-
-/**
- * Vision projectors uploaded to `/api/blobs`, held until an `/api/create` naming one pairs it with
- * a model: the store keeps a projector only as part of a model. Each is held for `keepMs` after
- * its upload and dropped after that, or sooner when more than `limit` are held (the oldest first).
- */
-export interface ProjectorUploads {
-  /** The projector with this sha256, if held and not yet expired. */
-  get(hex: string): Blob | undefined;
-  put(hex: string, blob: Blob): void;
-  delete(hex: string): void;
-  /** Drops every projector held longer than its time. */
-  prune(): void;
-}
+import type { ProjectorUploads } from '../../pipeline/route-context.js';
+import { unusedUploadKeepMs } from '../../body/default-limits.js';
 
 /** Options of {@link createProjectorUploads}. */
 export interface ProjectorUploadsOptions {

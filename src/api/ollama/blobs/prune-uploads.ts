@@ -1,8 +1,8 @@
 import { isComplete } from '../../../store/index.js';
 import type { ModelStore } from '../../../store/index.js';
-import { unusedUploadKeepMs } from '../../routing/default-limits.js';
-import { isStagedBlob } from './blob-digest.js';
-import type { ProjectorUploads } from './projector-uploads.js';
+import { unusedUploadKeepMs } from '../../body/default-limits.js';
+import { isStagedBlob } from '../../pipeline/blob-digest.js';
+import type { ProjectorUploads } from '../../pipeline/route-context.js';
 
 /** Options of {@link pruneUploads}. */
 export interface PruneUploadsOptions {

@@ -3,7 +3,7 @@ import { findModel } from '../../pipeline/find-model.js';
 import { jsonResponse } from '../../encoders/json-response.js';
 import { parseWire } from '../../body/parse-wire.js';
 import { readJsonBody } from '../../body/read-json-body.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { embeddingsRequestSchema } from './embeddings-request-schema.js';
 import { runEmbed } from './run-embed.js';
 

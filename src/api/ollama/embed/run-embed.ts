@@ -1,5 +1,5 @@
 import type { EmbedResult } from '../../../engine/index.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { isUnloadNow } from '../generate/keep-alive-schema.js';
 
 /** What both Ollama embedding endpoints ask of the engine. */

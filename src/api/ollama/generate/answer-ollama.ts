@@ -1,7 +1,7 @@
 import type { GenerateEvent, GenerateRequest } from '../../../engine/index.js';
 import { collectGeneration } from '../../pipeline/collect-generation.js';
 import { jsonResponse } from '../../encoders/json-response.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { loadOrUnload } from './load-or-unload.js';
 import { ndjsonResponse } from './ndjson-response.js';
 import { encodeOllamaAnswer, encodeOllamaChunks } from './ollama-encoder.js';

@@ -3,7 +3,7 @@ import { assertToolSchemas } from '../../tools/assert-tool-schemas.js';
 import { decodeImage } from '../../media/decode-image.js';
 import { toFunctionToolChoice } from '../../tools/function-tool-choice.js';
 import type { ChatWireRequest } from './chat-request-schema.js';
-import { optionsToSampling } from './options-to-sampling.js';
+import { optionsToSampling } from '../../pipeline/options-to-sampling.js';
 import { applyStructuredFields } from './structured-fields.js';
 
 /** Options of {@link chatRequestToGenerate}. */

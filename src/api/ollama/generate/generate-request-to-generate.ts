@@ -1,7 +1,7 @@
 import type { ChatMessage, ContentPart, GenerateRequest } from '../../../engine/index.js';
 import { decodeImage } from '../../media/decode-image.js';
 import type { GenerateWireRequest } from './generate-request-schema.js';
-import { optionsToSampling } from './options-to-sampling.js';
+import { optionsToSampling } from '../../pipeline/options-to-sampling.js';
 import { applyStructuredFields } from './structured-fields.js';
 
 /** Options of {@link generateRequestToGenerate}. */

@@ -1,5 +1,5 @@
 import { jsonResponse } from '../../encoders/json-response.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { isUnloadNow } from './keep-alive-schema.js';
 import { head } from './ollama-encoder.js';
 

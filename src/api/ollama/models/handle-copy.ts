@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { findModel } from '../../pipeline/find-model.js';
 import { parseWire } from '../../body/parse-wire.js';
 import { readJsonBody } from '../../body/read-json-body.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { newModelName } from './new-model-name.js';
 
 const copyRequestSchema = z.object({ source: z.string(), destination: z.string() });

@@ -1,7 +1,7 @@
 import { LmtabError } from '../../../errors/index.js';
 import { findModel } from '../../pipeline/find-model.js';
 import { readJsonBody } from '../../body/read-json-body.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { parseModelName } from './model-name-request-schema.js';
 
 /** `DELETE /api/delete`: unloads and deletes a model (an unfinished download too). */

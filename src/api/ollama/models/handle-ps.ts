@@ -1,5 +1,5 @@
 import { jsonResponse } from '../../encoders/json-response.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { modelDetails } from './model-details.js';
 
 /** `GET /api/ps`: the models in memory now. */

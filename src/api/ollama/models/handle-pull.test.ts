@@ -9,7 +9,7 @@ import { createHubClient } from '../../../hub/index.js';
 import { downloadModel } from '../../../store/index.js';
 import { createMemoryDownloadStore } from '../../../store/testing/memory-download-store.js';
 import type { MemoryDownloadStore } from '../../../store/testing/memory-download-store.js';
-import type { HubAccess } from '../../routing/route-context.js';
+import type { HubAccess } from '../../pipeline/route-context.js';
 import { ndjsonValues, routerHarness } from '../../testing/router-harness.js';
 
 let hub: FakeHub;

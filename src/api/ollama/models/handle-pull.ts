@@ -4,7 +4,7 @@ import { resolveHubModel } from '../../../store/index.js';
 import type { ResolvedHubModel } from '../../../store/index.js';
 import { jsonResponse } from '../../encoders/json-response.js';
 import { readJsonBody } from '../../body/read-json-body.js';
-import type { HubAccess, RouteContext } from '../../routing/route-context.js';
+import type { HubAccess, RouteContext } from '../../pipeline/route-context.js';
 import { ndjsonResponse } from '../generate/ndjson-response.js';
 import { pullFitStatus } from './pull-fit-status.js';
 import { parsePullRequest } from './pull-request-schema.js';

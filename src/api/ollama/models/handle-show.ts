@@ -5,7 +5,7 @@ import type { ModelRecord } from '../../../store/index.js';
 import { findModel } from '../../pipeline/find-model.js';
 import { jsonResponse } from '../../encoders/json-response.js';
 import { readJsonBody } from '../../body/read-json-body.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { formatParameters } from './format-parameters.js';
 import { parseModelName } from './model-name-request-schema.js';
 import { modelDetails } from './model-details.js';

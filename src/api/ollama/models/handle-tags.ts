@@ -1,7 +1,7 @@
 import { isComplete } from '../../../store/index.js';
 import { jsonResponse } from '../../encoders/json-response.js';
-import type { RouteContext } from '../../routing/route-context.js';
-import { isStagedBlob } from '../blobs/blob-digest.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
+import { isStagedBlob } from '../../pipeline/blob-digest.js';
 import { modelDetails } from './model-details.js';
 
 /** `GET /api/tags`: every complete stored model (not uploads waiting for a create), Ollama's way. */

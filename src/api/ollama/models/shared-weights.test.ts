@@ -10,7 +10,7 @@ import {
   storedKeys,
 } from '../../../store/testing/memory-idb-keyval.js';
 import { createRouter } from '../../routing/create-router.js';
-import { unusedUploadKeepMs } from '../../routing/default-limits.js';
+import { unusedUploadKeepMs } from '../../body/default-limits.js';
 import { createFakeEngine } from '../../testing/fake-engine.js';
 import { harnessNow } from '../../testing/router-harness.js';
 import { pruneUploads } from '../blobs/prune-uploads.js';

@@ -5,7 +5,7 @@ import { jsonResponse } from '../../encoders/json-response.js';
 import { newId } from '../../encoders/new-id.js';
 import { parseWire } from '../../body/parse-wire.js';
 import { readJsonBody } from '../../body/read-json-body.js';
-import type { RouteContext } from '../../routing/route-context.js';
+import type { RouteContext } from '../../pipeline/route-context.js';
 import { rerankRequestSchema, type RerankWireRequest } from './rerank-request-schema.js';
 
 /** One ranked document as llama-server, Cohere and Jina answer it. */

@@ -1,5 +1,5 @@
-import type { SamplingOptions } from '../../../engine/index.js';
-import { normalizeStop } from '../../pipeline/normalize-stop.js';
+import type { SamplingOptions } from '../../engine/index.js';
+import { normalizeStop } from './normalize-stop.js';
 
 /** Sampling settings and context length read from Ollama-named options. */
 export interface OllamaSettings {

@@ -6,8 +6,6 @@ import type {
   ModelStore,
   ResponseStore,
 } from '../../store/index.js';
-import type { ProjectorUploads } from '../ollama/blobs/projector-uploads.js';
-import type { RouteRow } from './route-table.js';
 
 /** What `/api/pull` needs: the hub as configured now, and downloads into the store. */
 export interface HubAccess {
@@ -53,7 +51,16 @@ export interface RouteContext {
 /** Answers one matched request; anything it throws becomes the protocol's error response. */
 export type RouteHandler = (context: RouteContext) => Promise<Response>;
 
-/** One entry of the route table, with its handler. */
-export interface Route extends RouteRow {
-  handler: RouteHandler;
+/**
+ * Vision projectors uploaded to `/api/blobs`, held until an `/api/create` naming one pairs it with
+ * a model: the store keeps a projector only as part of a model. Each is held for `keepMs` after
+ * its upload and dropped after that, or sooner when more than `limit` are held (the oldest first).
+ */
+export interface ProjectorUploads {
+  /** The projector with this sha256, if held and not yet expired. */
+  get(hex: string): Blob | undefined;
+  put(hex: string, blob: Blob): void;
+  delete(hex: string): void;
+  /** Drops every projector held longer than its time. */
+  prune(): void;
 }

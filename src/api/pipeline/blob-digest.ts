@@ -1,5 +1,5 @@
-import { LmtabError } from '../../../errors/index.js';
-import { quote } from '../../body/describe-value.js';
+import { LmtabError } from '../../errors/index.js';
+import { quote } from '../body/describe-value.js';
 
 /**
  * The lower-case hex of a blob digest as Ollama writes it, `sha256:HEX` (paths and `files`), or

@@ -10,7 +10,7 @@ import type {
   GenerateDone,
   OllamaLogprob,
   OllamaToolCall,
-} from '../response-types.js';
+} from './response-types.js';
 
 /** Which Ollama endpoint an answer is for, with the model name and the clock for `created_at`. */
 export interface OllamaAnswerOptions {

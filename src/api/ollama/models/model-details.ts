@@ -1,6 +1,6 @@
 import type { ModelRecord } from '../../../store/index.js';
 import { formatParameterSize } from './format-parameter-size.js';
-import type { OllamaModelDetails } from '../response-types.js';
+import type { OllamaModelDetails } from '../generate/response-types.js';
 
 /** Ollama's `details` of a stored model. */
 export function modelDetails(record: ModelRecord): OllamaModelDetails {

@@ -1,4 +1,4 @@
-import type { OllamaDoneFields } from './generate/done-fields.js';
+import type { OllamaDoneFields } from './done-fields.js';
 
 /** One token's log probability in Ollama's shape. */
 export interface OllamaTokenLogprob {

@@ -1,3 +1,4 @@
+import { toolRequest } from '../tools/tool-definitions.js';
 import { LmtabError } from '../../errors/index.js';
 import type {
   ChatMessage,
@@ -6,7 +7,6 @@ import type {
   ToolCall,
   ToolChoice,
 } from '../../engine/index.js';
-import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
 import { decodeImage } from '../media/decode-image.js';
 import { droppedToolForced } from '../tools/dropped-tool-forced.js';
 import { normalizeStop } from '../pipeline/normalize-stop.js';
@@ -85,23 +85,13 @@ export async function anthropicPromptToGenerate(
           tools.map((tool) => tool.name),
           wire.tools ?? [],
         );
-  assertToolSchemas(
-    tools.map((tool) => ({
-      name: tool.name,
-      strict: tool.strict,
-      schema: tool.input_schema,
-      param: `tools[${tool.at}].input_schema`,
-    })),
-    toolChoice,
-  );
-  if (tools.length > 0) {
-    request.tools = tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      parameters: tool.input_schema,
-      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
-    }));
-  }
+  const placed = tools.map((tool) => ({
+    ...tool,
+    parameters: tool.input_schema,
+    param: `tools[${tool.at}].input_schema`,
+  }));
+  const { tools: definitions } = toolRequest(placed, toolChoice);
+  if (definitions !== undefined) request.tools = definitions;
   if (choice !== undefined && toolChoice !== undefined) {
     request.toolChoice = toolChoice;
     if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use !== undefined) {

@@ -1,3 +1,4 @@
+import { toolDefinitions } from '../tools/tool-definitions.js';
 import type { Engine, GenerateRequest } from '../../engine/index.js';
 import { LmtabError, errorTable, toLmtabError } from '../../errors/index.js';
 import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
@@ -509,11 +510,7 @@ export class RealtimeSession {
       ...(tools.length === 0
         ? {}
         : {
-            tools: tools.map((tool) => ({
-              name: tool.name,
-              ...(tool.description === undefined ? {} : { description: tool.description }),
-              parameters: tool.parameters ?? { type: 'object', properties: {} },
-            })),
+            tools: toolDefinitions(tools),
             toolChoice: typeof toolChoice === 'object' ? { name: toolChoice.name } : toolChoice,
           }),
     };

@@ -1,7 +1,7 @@
+import { toolRequest } from '../tools/tool-definitions.js';
 import type { ChatMessage, ContentPart, GenerateRequest, ToolChoice } from '../../engine/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { assertEnforceableSchema } from '../tools/assert-enforceable-schema.js';
-import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
 import { decodeImage } from '../media/decode-image.js';
 import { droppedToolForced } from '../tools/dropped-tool-forced.js';
 import { omitUndefined } from '../pipeline/omit-undefined.js';
@@ -61,26 +61,13 @@ export async function responsesRequestToGenerate(
     wire.tool_choice,
     tools.map(({ tool }) => tool.name),
   );
-  assertToolSchemas(
-    tools.map(({ tool, param }) => ({
-      name: tool.name,
-      strict: tool.strict,
-      schema: tool.parameters,
-      param: `${param}.parameters`,
-    })),
-    choice,
+  Object.assign(
+    request,
+    toolRequest(
+      tools.map(({ tool, param }) => ({ ...tool, param: `${param}.parameters` })),
+      choice,
+    ),
   );
-  if (tools.length > 0) {
-    request.tools = tools.map(({ tool }) => ({
-      name: tool.name,
-      ...(tool.description === undefined || tool.description === null
-        ? {}
-        : { description: tool.description }),
-      parameters: tool.parameters ?? { type: 'object', properties: {} },
-      ...(tool.strict === undefined || tool.strict === null ? {} : { strict: tool.strict }),
-    }));
-  }
-  if (choice !== undefined) request.toolChoice = choice;
   if (wire.parallel_tool_calls !== undefined && wire.parallel_tool_calls !== null) {
     request.parallelToolCalls = wire.parallel_tool_calls;
   }

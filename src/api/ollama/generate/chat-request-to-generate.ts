@@ -1,5 +1,5 @@
+import { toolRequest } from '../../tools/tool-definitions.js';
 import type { ChatMessage, GenerateRequest } from '../../../engine/index.js';
-import { assertToolSchemas } from '../../tools/assert-tool-schemas.js';
 import { decodeImage } from '../../media/decode-image.js';
 import { toFunctionToolChoice } from '../../tools/function-tool-choice.js';
 import type { ChatWireRequest } from './chat-request-schema.js';
@@ -63,24 +63,13 @@ export async function chatRequestToGenerate(
     wire.tool_choice,
     tools.map((tool) => tool.function.name),
   );
-  assertToolSchemas(
-    tools.map((tool, i) => ({
-      name: tool.function.name,
-      strict: tool.function.strict,
-      schema: tool.function.parameters,
-      param: `tools[${i}].function.parameters`,
-    })),
-    choice,
+  Object.assign(
+    request,
+    toolRequest(
+      tools.map((tool, i) => ({ ...tool.function, param: `tools[${i}].function.parameters` })),
+      choice,
+    ),
   );
-  if (tools.length > 0) {
-    request.tools = tools.map((tool) => ({
-      name: tool.function.name,
-      ...(tool.function.description == null ? {} : { description: tool.function.description }),
-      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
-      ...(tool.function.strict == null ? {} : { strict: tool.function.strict }),
-    }));
-  }
-  if (choice !== undefined) request.toolChoice = choice;
   applyStructuredFields(wire, request);
   return request;
 }

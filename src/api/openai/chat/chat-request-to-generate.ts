@@ -1,3 +1,4 @@
+import { toolRequest } from '../../tools/tool-definitions.js';
 import type {
   AudioFormat,
   ChatMessage,
@@ -7,7 +8,6 @@ import type {
 } from '../../../engine/index.js';
 import { LmtabError } from '../../../errors/index.js';
 import { assertEnforceableSchema } from '../../tools/assert-enforceable-schema.js';
-import { assertToolSchemas } from '../../tools/assert-tool-schemas.js';
 import { assertAudioFile } from '../../media/audio-file.js';
 import { decodeBase64, decodeImage } from '../../media/decode-image.js';
 import { describeBytes } from '../../body/describe-bytes.js';
@@ -51,24 +51,13 @@ export async function chatRequestToGenerate(
     wire.tool_choice,
     tools.map((tool) => tool.function.name),
   );
-  assertToolSchemas(
-    tools.map((tool) => ({
-      name: tool.function.name,
-      strict: tool.function.strict,
-      schema: tool.function.parameters,
-      param: `tools[${tool.at}].function.parameters`,
-    })),
-    choice,
+  Object.assign(
+    request,
+    toolRequest(
+      tools.map((tool) => ({ ...tool.function, param: `tools[${tool.at}].function.parameters` })),
+      choice,
+    ),
   );
-  if (tools.length > 0) {
-    request.tools = tools.map((tool) => ({
-      name: tool.function.name,
-      ...(tool.function.description == null ? {} : { description: tool.function.description }),
-      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
-      ...(tool.function.strict == null ? {} : { strict: tool.function.strict }),
-    }));
-  }
-  if (choice !== undefined) request.toolChoice = choice;
   if (wire.parallel_tool_calls != null) request.parallelToolCalls = wire.parallel_tool_calls;
   const format = toOutputFormat(wire);
   if (format !== undefined) request.format = format;

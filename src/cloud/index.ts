@@ -1,12 +1,16 @@
-export { applyManifests, runCommand } from './apply-manifests.js';
+export { applyManifests, runCommand } from './deploy/apply-manifests.js';
 export type {
   ApplyManifestsOptions,
   ApplyResult,
   CommandResult,
   RunCommand,
-} from './apply-manifests.js';
-export { APP_AUTH_MODES, authorizeRequest, EXPECTED_AUTHORIZATION } from './authorize-request.js';
-export type { AppAuth, AuthDecision } from './authorize-request.js';
+} from './deploy/apply-manifests.js';
+export {
+  APP_AUTH_MODES,
+  authorizeRequest,
+  EXPECTED_AUTHORIZATION,
+} from './gateway/authorize-request.js';
+export type { AppAuth, AuthDecision } from './gateway/authorize-request.js';
 export {
   CHROMIUM_ARGS_ENV,
   chromiumArgsFromEnv,
@@ -18,31 +22,32 @@ export {
   NVIDIA_CHROMIUM_ARGS,
 } from './chromium-args.js';
 export type { NvidiaProbe } from './chromium-args.js';
-export { createGateway } from './create-gateway.js';
-export type { Gateway, GatewayOptions } from './create-gateway.js';
+export { createGateway } from './gateway/create-gateway.js';
+export type { Gateway, GatewayOptions } from './gateway/create-gateway.js';
 export { defineApp, isAppDefinition, MAX_KEEP_ALIVE_SECONDS } from './define-app.js';
 export type { AppDefinition, AppOptions } from './define-app.js';
-export { MANIFEST_FILES, planDeploy, routesFromGatewayYaml, toYaml } from './deploy-plan.js';
-export type { DeployPlan, DeployPlanOptions } from './deploy-plan.js';
-export { renderDockerfile, renderDockerignore } from './dockerfile.js';
-export type { DockerfileOptions } from './dockerfile.js';
+export { MANIFEST_FILES, planDeploy, routesFromGatewayYaml, toYaml } from './deploy/deploy-plan.js';
+export type { DeployPlan, DeployPlanOptions } from './deploy/deploy-plan.js';
+export { renderDockerfile, renderDockerignore } from './deploy/dockerfile.js';
+export type { DockerfileOptions } from './deploy/dockerfile.js';
 export { formatDuration, parseDuration } from './duration.js';
 export { ENGINE_SETTINGS_KEY, headlessStorage, HUB_SETTINGS_KEY } from './headless-storage.js';
-export { createGatewayConfigReader, parseGatewayConfig } from './gateway-config.js';
-export { GATEWAY, gatewayArgs, gatewayManifests } from './gateway-manifests.js';
-export type { GatewayConfig, GatewayManifestOptions } from './gateway-manifests.js';
+export { createGatewayConfigReader, parseGatewayConfig } from './gateway/gateway-config.js';
+export { GATEWAY, gatewayArgs, gatewayManifests } from './deploy/gateway-manifests.js';
+export type { GatewayManifestOptions } from './deploy/gateway-manifests.js';
+export type { GatewayConfig } from './gateway/gateway-config.js';
 export {
   formatAccessLog,
   forwardHeaders,
   matchGatewayRoute,
   routePrefix,
-} from './gateway-routing.js';
+} from './gateway/gateway-routing.js';
 export type {
   AccessLogEntry,
   ForwardedFacts,
   GatewayRoute,
   RouteMatch,
-} from './gateway-routing.js';
+} from './gateway/gateway-routing.js';
 export {
   createKeyFileReader,
   createKeyStore,
@@ -52,7 +57,7 @@ export {
   KEY_SCOPES,
   parseKeyFile,
   verifyApiKey,
-} from './key-store.js';
+} from './gateway/key-store.js';
 export type {
   CreateKeyOptions,
   KeyCheck,
@@ -62,7 +67,7 @@ export type {
   KeyScope,
   KeyStore,
   KeyStoreOptions,
-} from './key-store.js';
+} from './gateway/key-store.js';
 export {
   appUpstreamUrl,
   commonLabels,
@@ -70,8 +75,8 @@ export {
   DATA_DIR,
   knativeService,
   replicaArgs,
-} from './knative-service.js';
-export type { AppDeployment } from './knative-service.js';
+} from './deploy/knative-service.js';
+export type { AppDeployment } from './deploy/knative-service.js';
 export { loadApp, parseAppReference, suggestAppName } from './load-app.js';
 export type { AppReference, LoadAppOptions, LoadedApp } from './load-app.js';
 export { pullAndLoad, storedModelName } from './pull-and-load.js';
@@ -82,9 +87,9 @@ export {
   GATEWAY_TOKEN_HEADER,
   GATEWAY_TOKEN_SECRET,
   tokenFingerprint,
-} from './gateway-token.js';
-export { proxyRequest, sendWebResponse } from './proxy-request.js';
-export type { ProxyTarget } from './proxy-request.js';
+} from './gateway/gateway-token.js';
+export { proxyRequest, sendWebResponse } from './gateway/proxy-request.js';
+export type { ProxyTarget } from './gateway/proxy-request.js';
 export { createReplicaFront } from './replica-front.js';
 export type { ReplicaFront, ReplicaFrontOptions, ReplicaState } from './replica-front.js';
 export { appServiceName, assertDnsLabel } from './resource-names.js';
@@ -94,6 +99,6 @@ export {
   readExistingGatewayToken,
   readExistingRoutes,
   writeDeployFolder,
-} from './write-deploy-folder.js';
-export type { WriteDeployFolderOptions } from './write-deploy-folder.js';
+} from './deploy/write-deploy-folder.js';
+export type { WriteDeployFolderOptions } from './deploy/write-deploy-folder.js';
 export { parseJsonFile } from './parse-json-file.js';

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { errorResponse } from '../api/wire.js';
 import { isApiPath } from '../bridge/wire.js';
 import { LmtabError } from '../errors/index.js';
-import { checkGatewayToken } from './gateway-token.js';
-import { proxyRequest, sendWebResponse } from './proxy-request.js';
+import { checkGatewayToken } from './gateway/gateway-token.js';
+import { proxyRequest, sendWebResponse } from './gateway/proxy-request.js';
 
 /** What a replica is doing, as its readiness probe reports it. */
 export interface ReplicaState {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPorts } from '../../tests/support/test-ports.js';
-import { createGateway, type Gateway } from './create-gateway.js';
+import { createGateway, type Gateway } from './gateway/create-gateway.js';
 import { createReplicaFront, type ReplicaFront } from './replica-front.js';
 
 // A replica behind its gateway, as deployed: the gateway adds the token, the replica checks it.

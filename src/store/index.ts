@@ -27,23 +27,27 @@ export type {
 } from './gguf-header.js';
 export { Sha256 } from './sha256.js';
 export type { Sha256State } from './sha256.js';
-export { downloadModel } from './download-model.js';
+export { downloadModel } from './downloads/download-model.js';
 export type {
   DownloadEvent,
   DownloadFile,
   DownloadOptions,
   DownloadRequest,
   DownloadStore,
-} from './download-model.js';
-export { resumeRequest } from './resume-request.js';
-export { hubDownloadRequest } from './hub-download-request.js';
-export type { HubDownloadRequestOptions } from './hub-download-request.js';
-export { resolveHubModel } from './resolve-hub-model.js';
-export type { ResolvedHubModel, ResolveHubModelOptions } from './resolve-hub-model.js';
-export { DownloadManager } from './download-manager.js';
-export type { DownloadManagerOptions, DownloadState, DownloadStatus } from './download-manager.js';
-export { RateMeter } from './rate-meter.js';
-export type { RateMeterOptions } from './rate-meter.js';
+} from './downloads/download-model.js';
+export { resumeRequest } from './downloads/resume-request.js';
+export { hubDownloadRequest } from './downloads/hub-download-request.js';
+export type { HubDownloadRequestOptions } from './downloads/hub-download-request.js';
+export { resolveHubModel } from './downloads/resolve-hub-model.js';
+export type { ResolvedHubModel, ResolveHubModelOptions } from './downloads/resolve-hub-model.js';
+export { DownloadManager } from './downloads/download-manager.js';
+export type {
+  DownloadManagerOptions,
+  DownloadState,
+  DownloadStatus,
+} from './downloads/download-manager.js';
+export { RateMeter } from './downloads/rate-meter.js';
+export type { RateMeterOptions } from './downloads/rate-meter.js';
 export { ensureSpace, formatBytes } from './storage-space.js';
 export {
   parseStoredFilePath,
@@ -52,7 +56,7 @@ export {
   storedModelPath,
 } from './stored-file-url.js';
 export { serveStoredFile } from './serve-stored-file.js';
-export { downloadMlcModel, mlcModelBaseUrl } from './download-mlc-model.js';
-export type { DownloadMlcOptions, MlcModelSpec } from './download-mlc-model.js';
+export { downloadMlcModel, mlcModelBaseUrl } from './downloads/download-mlc-model.js';
+export type { DownloadMlcOptions, MlcModelSpec } from './downloads/download-mlc-model.js';
 export { createIdbResponseStore, createMemoryResponseStore } from './response-store.js';
 export type { IdbResponseStoreOptions, ResponseStore, StoredResponse } from './response-store.js';

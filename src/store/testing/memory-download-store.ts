@@ -1,4 +1,4 @@
-import type { DownloadStore } from '../download-model.js';
+import type { DownloadStore } from '../downloads/download-model.js';
 import type { ModelRecord } from '../model-record.js';
 import { filesOf, isComplete } from '../model-record.js';
 

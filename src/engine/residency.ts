@@ -1,5 +1,6 @@
 import { LmtabError } from '../errors/index.js';
 import type { ModelRecord, ModelStore } from '../store/index.js';
+import type { LoadedModel } from './engine.js';
 
 /** What a residency tracks of the loaded model; engines add their runtime to it. */
 export interface ResidencyState {
@@ -15,6 +16,22 @@ export interface ResidencyState {
 export interface ResidentModel {
   model: string;
   contextLength: number;
+}
+
+/** A resident model as `Engine.loaded()` and `Engine.load()` report it, with its engine's slots. */
+export function describeResident(
+  current: Omit<LoadedModel, 'parallel'>,
+  parallel: number,
+): LoadedModel {
+  return {
+    model: current.model,
+    sizeBytes: current.sizeBytes,
+    contextLength: current.contextLength,
+    parallel,
+    active: current.active,
+    info: current.info,
+    expiresAt: current.expiresAt,
+  };
 }
 
 /** Options of {@link createResidency}. */

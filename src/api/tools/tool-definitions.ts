@@ -5,6 +5,7 @@ import type {
   ToolDefinition,
 } from '../../engine/index.js';
 import { assertToolSchemas } from './assert-tool-schemas.js';
+import { toFunctionToolChoice } from './function-tool-choice.js';
 
 /** A function tool as a protocol gives it, and where its argument schema sits in the request. */
 export interface WireFunctionTool {
@@ -56,4 +57,22 @@ export function toolRequest(
     ...(tools.length > 0 && { tools: toolDefinitions(tools) }),
     ...(toolChoice !== undefined && { toolChoice }),
   };
+}
+
+/**
+ * {@link toolRequest} for the chat shape of function tools (`{"type": "function", "function":
+ * {...}}`, OpenAI's, which Ollama takes too), each with its index in the request's `tools`, and the
+ * chat `tool_choice`.
+ */
+export function chatToolRequest(
+  tools: readonly { function: Omit<WireFunctionTool, 'param'>; at: number }[],
+  choice: Parameters<typeof toFunctionToolChoice>[0],
+): Pick<GenerateRequest, 'tools' | 'toolChoice'> {
+  return toolRequest(
+    tools.map((tool) => ({ ...tool.function, param: `tools[${tool.at}].function.parameters` })),
+    toFunctionToolChoice(
+      choice,
+      tools.map((tool) => tool.function.name),
+    ),
+  );
 }

@@ -21,7 +21,7 @@ import type {
   LoadedModel,
   LoadOptions,
 } from '../engine.js';
-import { createResidency, type ResidencyState } from '../residency.js';
+import { createResidency, describeResident, type ResidencyState } from '../residency.js';
 import { webLlmEvents } from './web-llm-events.js';
 import { toWebLlmChatRequest, toWebLlmCompletionRequest } from './web-llm-request.js';
 import { countPromptTokens } from '../count-prompt-tokens.js';
@@ -285,15 +285,7 @@ export function createWebLlmEngine(options: WebLlmEngineOptions): Engine {
   }
 
   function describe(current: LoadedMlc & ResidencyState): LoadedModel {
-    return {
-      model: current.model,
-      sizeBytes: current.sizeBytes,
-      contextLength: current.contextLength,
-      parallel: 1,
-      active: current.active,
-      info: current.info,
-      expiresAt: current.expiresAt,
-    };
+    return describeResident(current, 1);
   }
 
   return {

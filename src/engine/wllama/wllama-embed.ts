@@ -17,7 +17,7 @@ import { loadWllama } from './load-wllama.js';
 import { BackendRecord } from '../gpu/backend-record.js';
 import { LogRing } from '../log-ring.js';
 import { confirmBackend } from '../gpu/plan-backend.js';
-import { createResidency, type ResidencyState } from '../residency.js';
+import { createResidency, describeResident, type ResidencyState } from '../residency.js';
 import { SlotQueue } from '../slot-queue.js';
 import { wllamaProxy, type WllamaProxy } from '../wllama-internals.js';
 import { engineDefaults } from '../engine-defaults.js';
@@ -317,17 +317,7 @@ export function createWllamaEmbedder(options: WllamaEmbedderOptions): WllamaEmbe
     loaded: () => {
       const current = residency.resident();
       if (!current) return [];
-      return [
-        {
-          model: current.model,
-          sizeBytes: current.sizeBytes,
-          contextLength: current.contextLength,
-          parallel,
-          active: current.active,
-          info: current.info,
-          expiresAt: current.expiresAt,
-        },
-      ];
+      return [describeResident(current, parallel)];
     },
   };
 }

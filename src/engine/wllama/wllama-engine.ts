@@ -4,18 +4,13 @@ import type { BackendRecord } from '../gpu/backend-record.js';
 import { loseGpuDevice } from '../gpu/gpu-loss.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { planBackend } from '../gpu/plan-backend.js';
-import { createResidency } from '../residency.js';
+import { createResidency, describeResident } from '../residency.js';
 import { countPromptTokens } from '../count-prompt-tokens.js';
 import { engineDefaults } from '../engine-defaults.js';
 import { createWllamaAudio } from './wllama-audio.js';
 import { createWllamaGenerate } from './wllama-generate.js';
 import { createWllamaLoader } from './wllama-load.js';
-import type {
-  LoadedWllama,
-  Resident,
-  WllamaEngineOptions,
-  WllamaRuntime,
-} from './wllama-runtime.js';
+import type { LoadedWllama, WllamaEngineOptions, WllamaRuntime } from './wllama-runtime.js';
 import { createWllamaTokens } from './wllama-tokens.js';
 
 export type { WllamaEngineOptions } from './wllama-runtime.js';
@@ -108,13 +103,16 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
     applyTemplate,
     countTokens: (request, countOptions) => countPromptTokens(generate, request, countOptions),
     load: async (model: string, loadOptions: LoadOptions = {}): Promise<LoadedModel> =>
-      describe(await residency.load(model, loadOptions.contextLength, loadOptions.signal)),
+      describeResident(
+        await residency.load(model, loadOptions.contextLength, loadOptions.signal),
+        parallel,
+      ),
     unload: async (model?: string) => {
       await Promise.all([residency.unload(model), embedder.unload(model)]);
     },
     loaded: () => {
       const current = residency.resident();
-      return [...(current ? [describe(current)] : []), ...embedder.loaded()];
+      return [...(current ? [describeResident(current, parallel)] : []), ...embedder.loaded()];
     },
     info: async () => ({
       ...(residency.resident()?.info ?? (await plannedInfo())),
@@ -126,16 +124,4 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
       return current ? loseGpuDevice(current) : 'no model';
     },
   };
-
-  function describe(current: Resident): LoadedModel {
-    return {
-      model: current.model,
-      sizeBytes: current.sizeBytes,
-      contextLength: current.contextLength,
-      parallel,
-      active: current.active,
-      info: current.info,
-      expiresAt: current.expiresAt,
-    };
-  }
 }

@@ -1,4 +1,4 @@
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveControllerHost } from 'lit';
 import { failureText } from '../client/failure-text.js';
 import type { ChatTurn, Conversation } from './conversation.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -11,7 +11,7 @@ const newTitle = 'New chat';
  * memory without one): the view reads `list` and `current` and changes them only through here,
  * which saves what it changes and says what failed through `onProblem`.
  */
-export class Conversations implements ReactiveController {
+export class Conversations {
   /** Every conversation, the newest first. */
   list: Conversation[] = [];
   /** The id of the one that shows. */
@@ -21,11 +21,7 @@ export class Conversations implements ReactiveController {
   constructor(
     private readonly host: ReactiveControllerHost,
     private readonly onProblem: (message: string) => void,
-  ) {
-    host.addController(this);
-  }
-
-  hostConnected(): void {}
+  ) {}
 
   get current(): Conversation | undefined {
     return this.list.find((c) => c.id === this.currentId);

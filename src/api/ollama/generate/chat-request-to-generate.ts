@@ -1,7 +1,6 @@
-import { toolRequest } from '../../tools/tool-definitions.js';
+import { chatToolRequest } from '../../tools/tool-definitions.js';
 import type { ChatMessage, GenerateRequest } from '../../../engine/index.js';
 import { decodeImage } from '../../media/decode-image.js';
-import { toFunctionToolChoice } from '../../tools/function-tool-choice.js';
 import type { ChatWireRequest } from './chat-request-schema.js';
 import { optionsToSampling } from '../../pipeline/options-to-sampling.js';
 import { applyStructuredFields } from './structured-fields.js';
@@ -58,18 +57,8 @@ export async function chatRequestToGenerate(
   linkToolAnswers(messages);
   const request: GenerateRequest = { model, input: { kind: 'chat', messages }, sampling };
   if (contextLength !== undefined) request.contextLength = contextLength;
-  const tools = wire.tools ?? [];
-  const choice = toFunctionToolChoice(
-    wire.tool_choice,
-    tools.map((tool) => tool.function.name),
-  );
-  Object.assign(
-    request,
-    toolRequest(
-      tools.map((tool, i) => ({ ...tool.function, param: `tools[${i}].function.parameters` })),
-      choice,
-    ),
-  );
+  const tools = (wire.tools ?? []).map((tool, at) => ({ ...tool, at }));
+  Object.assign(request, chatToolRequest(tools, wire.tool_choice));
   applyStructuredFields(wire, request);
   return request;
 }

@@ -1,4 +1,4 @@
-import { toolRequest } from '../../tools/tool-definitions.js';
+import { chatToolRequest } from '../../tools/tool-definitions.js';
 import type {
   AudioFormat,
   ChatMessage,
@@ -11,7 +11,6 @@ import { assertEnforceableSchema } from '../../tools/assert-enforceable-schema.j
 import { assertAudioFile } from '../../media/audio-file.js';
 import { decodeBase64, decodeImage } from '../../media/decode-image.js';
 import { describeBytes } from '../../body/describe-bytes.js';
-import { toFunctionToolChoice } from '../../tools/function-tool-choice.js';
 import { isChatFunctionTool } from './chat-completion-request-schema.js';
 import type {
   ChatCompletionMessage,
@@ -47,17 +46,7 @@ export async function chatRequestToGenerate(
   const tools = (wire.tools ?? []).flatMap((tool, i) =>
     isChatFunctionTool(tool) ? [{ ...tool, at: i }] : [],
   );
-  const choice = toFunctionToolChoice(
-    wire.tool_choice,
-    tools.map((tool) => tool.function.name),
-  );
-  Object.assign(
-    request,
-    toolRequest(
-      tools.map((tool) => ({ ...tool.function, param: `tools[${tool.at}].function.parameters` })),
-      choice,
-    ),
-  );
+  Object.assign(request, chatToolRequest(tools, wire.tool_choice));
   if (wire.parallel_tool_calls != null) request.parallelToolCalls = wire.parallel_tool_calls;
   const format = toOutputFormat(wire);
   if (format !== undefined) request.format = format;

@@ -113,7 +113,30 @@ test.describe('Chat tab', () => {
     await page.getByLabel('Message').fill('Tell me a long story');
     await page.getByLabel('Message').press('Enter');
     await expect(answers).toHaveCount(2);
-    await expect(answers.last().locator('lmtab-markdown')).toContainText(/\S{3}/, slow);
+    // Stop as soon as the answer shows text: waited for in the page at each frame, since expect's
+    // polling (up to a second between looks) let the whole story finish first on a loaded machine.
+    await page.waitForFunction(
+      () => {
+        // The app nests its components in shadow roots: every element under `root`, theirs too.
+        const deep = (root: ParentNode): Element[] =>
+          [...root.querySelectorAll('*')].flatMap((el) => [
+            el,
+            ...(el.shadowRoot ? deep(el.shadowRoot) : []),
+          ]);
+        const inside = (el: Element) => [
+          ...deep(el),
+          ...(el.shadowRoot ? deep(el.shadowRoot) : []),
+        ];
+        const answer = deep(document)
+          .filter((el) => el.matches('lmtab-chat-message[data-role="assistant"]'))
+          .at(-1);
+        const markdown = answer && inside(answer).find((el) => el.localName === 'lmtab-markdown');
+        if (!markdown) return false;
+        return /\S{3}/.test([markdown, ...inside(markdown)].map((el) => el.textContent).join(''));
+      },
+      undefined,
+      { polling: 'raf', timeout: slow.timeout },
+    );
     await page.getByRole('button', { name: 'Stop' }).click();
     await expect(answers.last().getByTestId('stats')).toContainText('stopped by you', slow);
 

@@ -301,7 +301,10 @@ test.describe('OpenAI SDK in the page, through the service worker', () => {
         const stream = await client.chat.completions.create({
           model,
           messages: [{ role: 'user', content: prompt }],
-          max_tokens: 48,
+          // Each runs its full length (llama-server's ignore_eos, which the SDK does not type): 48
+          // greedy tokens were sometimes over before the other stream began, on a loaded machine.
+          max_tokens: 160,
+          ...({ ignore_eos: true } as object),
           temperature: 0,
           stream: true,
         });

@@ -12,4 +12,4 @@ export type {
   EngineInfoBody,
   EngineStatusBody,
   LoadedModelBody,
-} from './ollama/engine-status-body.js';
+} from './ollama/engine-status-wire.js';

@@ -7,6 +7,11 @@ export type { AudioFileFacts } from './media/audio-file.js';
 export { defaultMaxBlobBytes, defaultMaxBodyBytes } from './body/default-limits.js';
 export { describeBytes } from './body/describe-bytes.js';
 export { createNdjsonEncoder, formatNdjsonLine } from './encoders/ndjson-encoder.js';
+export type {
+  EngineInfoBody,
+  EngineStatusBody,
+  LoadedModelBody,
+} from './ollama/engine-status-wire.js';
 export { ollamaErrorBody, ollamaErrorResponse } from './ollama/ollama-error.js';
 export type { OllamaErrorBody } from './ollama/ollama-error.js';
 export { openAiErrorBody, openAiErrorResponse } from './openai/openai-error.js';

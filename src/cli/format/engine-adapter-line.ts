@@ -1,19 +1,10 @@
 import type { Page } from 'playwright-core';
+import type { EngineInfoBody } from '../../api/wire.js';
 
-/** The part of `GET /api/lmtab/engine` the line reads (`EngineInfo` in `src/engine/engine.ts`). */
-export interface EngineAdapterFacts {
-  backend?: string;
-  fallbackReason?: string;
-  gpu?: {
-    adapter: string;
-    features: string[];
-    vendor?: string;
-    architecture?: string;
-    device?: string;
-    description?: string;
-    limits?: { maxBufferSize?: number; maxStorageBufferBindingSize?: number };
-  };
-}
+/** The part of `GET /api/lmtab/engine` the line reads. */
+export type EngineAdapterFacts = Partial<
+  Pick<EngineInfoBody, 'backend' | 'fallbackReason' | 'gpu'>
+>;
 
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en')} MiB`;
 

@@ -1,4 +1,4 @@
-import type { GpuAdapterReport } from '../engine.js';
+import type { GpuAdapterReport } from '../gpu-adapter-report.js';
 import { describeAdapter, gpuPowerPreference, type GpuAdapterLike } from './gpu-adapter.js';
 
 /** What this browser context offers an engine, probed without loading a model. */

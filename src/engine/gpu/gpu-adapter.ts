@@ -1,5 +1,5 @@
-import type { GpuAdapterReport, KeyGpuLimit } from '../engine.js';
-import { keyGpuLimits } from '../engine.js';
+import type { GpuAdapterReport, KeyGpuLimit } from '../gpu-adapter-report.js';
+import { keyGpuLimits } from '../gpu-adapter-report.js';
 
 /**
  * The power preference lmtab asks WebGPU for: on a machine with an integrated and a discrete GPU,

@@ -1,4 +1,4 @@
-import type { GpuAdapterReport } from '../engine.js';
+import type { GpuAdapterReport } from '../gpu-adapter-report.js';
 import { isNvidiaAdapter } from './gpu-adapter.js';
 
 /**

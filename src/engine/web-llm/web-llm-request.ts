@@ -6,6 +6,7 @@ import type {
 } from '@mlc-ai/web-llm';
 import { LmtabError } from '../../errors/index.js';
 import type { ChatMessage, ContentPart, GenerateRequest, SamplingOptions } from '../engine.js';
+import { samplingFields } from '../sampling-fields.js';
 
 /** Options of {@link toWebLlmChatRequest}. */
 export interface WebLlmChatRequestOptions {
@@ -30,18 +31,10 @@ function webLlmSampling(sampling: SamplingOptions) {
   if (sampling.repeatPenalty !== undefined && !(sampling.repeatPenalty > 0)) {
     throw invalid(`web-llm takes a repeat penalty above 0, got ${sampling.repeatPenalty}.`);
   }
-  const fields = {
-    temperature: sampling.temperature,
-    top_p: sampling.topP,
-    repetition_penalty: sampling.repeatPenalty,
-    frequency_penalty: sampling.frequencyPenalty,
-    presence_penalty: sampling.presencePenalty,
-    seed: sampling.seed,
-    stop: sampling.stop,
-    max_tokens: sampling.maxTokens,
-    ignore_eos: sampling.ignoreEos,
-  };
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  return samplingFields(sampling, {
+    rename: { repeatPenalty: 'repetition_penalty' },
+    omit: ['topK', 'minP'],
+  });
 }
 
 function invalid(message: string, param?: string): LmtabError {

@@ -1,5 +1,6 @@
-import type { GenerateRequest, SamplingOptions, ToolDefinition } from '../engine.js';
+import type { GenerateRequest, ToolDefinition } from '../engine.js';
 import { templateThinks } from '../embedding-model.js';
+import { samplingFields } from '../sampling-fields.js';
 import { forcedCallSchema } from './forced-tool-call.js';
 import { VALID_UTF8_GRAMMAR } from './utf8-guard.js';
 
@@ -52,23 +53,6 @@ export function findUnusedThinkStart(tokens: unknown, template: string): number 
   if (!Array.isArray(tokens) || templateThinks(template)) return undefined;
   const id = tokens.indexOf('<think>');
   return id >= 0 ? id : undefined;
-}
-
-/** llama-server's sampling fields, as wllama forwards them. */
-function samplingFields(sampling: SamplingOptions): Record<string, unknown> {
-  return {
-    temperature: sampling.temperature,
-    top_p: sampling.topP,
-    top_k: sampling.topK,
-    min_p: sampling.minP,
-    repeat_penalty: sampling.repeatPenalty,
-    frequency_penalty: sampling.frequencyPenalty,
-    presence_penalty: sampling.presencePenalty,
-    seed: sampling.seed,
-    stop: sampling.stop,
-    max_tokens: sampling.maxTokens,
-    ignore_eos: sampling.ignoreEos,
-  };
 }
 
 function wireTool(tool: ToolDefinition) {

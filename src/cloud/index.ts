@@ -68,10 +68,10 @@ export type {
   KeyStore,
   KeyStoreOptions,
 } from './gateway/key-store.js';
+export { CONTAINER_PORT, GATEWAY_REPLICAS, OLLAMA_PORT } from './cloud-defaults.js';
 export {
   appUpstreamUrl,
   commonLabels,
-  CONTAINER_PORT,
   DATA_DIR,
   knativeService,
   replicaArgs,

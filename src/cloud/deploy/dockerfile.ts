@@ -1,4 +1,6 @@
 import { CHROMIUM_ARGS_ENV, CONTAINER_CHROMIUM_ARGS } from '../chromium-args.js';
+import { defaultRelayPort } from '../../relay/index.js';
+import { CONTAINER_PORT, OLLAMA_PORT } from '../cloud-defaults.js';
 import { DATA_DIR } from './knative-service.js';
 
 /** Options of {@link renderDockerfile}. */
@@ -61,11 +63,11 @@ export function renderDockerfile(options: DockerfileOptions): string {
     `RUN ln -s /opt/lmtab/bin/lmtab.js /usr/local/bin/lmtab && mkdir -p ${DATA_DIR} && chown node:node ${DATA_DIR}`,
     'USER node',
     `VOLUME ["${DATA_DIR}"]`,
-    '# 1234: lmtab and OpenAI clients; 11434: Ollama clients; 8080: inside Kubernetes.',
-    'EXPOSE 1234 11434 8080',
+    `# ${defaultRelayPort}: lmtab and OpenAI clients; ${OLLAMA_PORT}: Ollama clients; ${CONTAINER_PORT}: inside Kubernetes.`,
+    `EXPOSE ${defaultRelayPort} ${OLLAMA_PORT} ${CONTAINER_PORT}`,
     'ENTRYPOINT ["tini", "--", "node", "/opt/lmtab/bin/lmtab.js"]',
     // The headless engine's profile on the volume: downloaded weights outlive the container.
-    `CMD ["serve", "--host", "0.0.0.0", "--port", "1234", "--headless", "--profile-dir", "${DATA_DIR}/browser"]`,
+    `CMD ["serve", "--host", "0.0.0.0", "--port", "${defaultRelayPort}", "--headless", "--profile-dir", "${DATA_DIR}/browser"]`,
     '',
   ];
   return lines.join('\n');

@@ -6,7 +6,8 @@ import {
   gatewayTokenEnv,
   tokenFingerprint,
 } from '../gateway/gateway-token.js';
-import { commonLabels, CONTAINER_PORT } from './knative-service.js';
+import { CONTAINER_PORT, GATEWAY_REPLICAS } from '../cloud-defaults.js';
+import { commonLabels } from './knative-service.js';
 import type { GatewayConfig } from '../gateway/gateway-config.js';
 
 /** What {@link gatewayManifests} needs. */
@@ -17,7 +18,7 @@ export interface GatewayManifestOptions {
   image: string;
   namespace: string;
   version: string;
-  /** Gateway replicas; default 2 (one can restart while the other serves). */
+  /** Gateway replicas; default {@link GATEWAY_REPLICAS}. */
   replicas?: number;
   /** The token the gateway adds to requests and the apps' replicas require (a Secret). */
   gatewayToken: string;
@@ -134,7 +135,7 @@ export function gatewayManifests(options: GatewayManifestOptions): Record<string
       kind: 'Deployment',
       metadata: metadata(GATEWAY.name),
       spec: {
-        replicas: options.replicas ?? 2,
+        replicas: options.replicas ?? GATEWAY_REPLICAS,
         selector: { matchLabels: selector },
         template: {
           // A new token rolls the gateway out with it (its environment is read at start).

@@ -4,6 +4,7 @@ import type { AppDefinition } from '../define-app.js';
 import { formatDuration } from '../duration.js';
 import { gatewayTokenEnv, tokenFingerprint } from '../gateway/gateway-token.js';
 import { appServiceName } from '../resource-names.js';
+import { CONTAINER_PORT } from '../cloud-defaults.js';
 
 /** One app as deployed: its definition and where it goes. */
 export interface AppDeployment {
@@ -29,9 +30,6 @@ export interface KnativeServiceOptions {
    */
   gatewayToken: string;
 }
-
-/** The port every lmtab container listens on inside the cluster. */
-export const CONTAINER_PORT = 8080;
 
 /** Where the image keeps lmtab's data, the browser profile (downloaded weights) included. */
 export const DATA_DIR = '/data';

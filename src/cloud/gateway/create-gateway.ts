@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorResponse } from '../../api/wire.js';
+import { CONTAINER_PORT } from '../cloud-defaults.js';
 import { LmtabError, toLmtabError } from '../../errors/index.js';
 import { authorizeRequest, EXPECTED_AUTHORIZATION, requiredScope } from './authorize-request.js';
 import { formatAccessLog, matchGatewayRoute } from './gateway-routing.js';
@@ -19,7 +20,7 @@ export interface GatewayOptions {
   keys: () => Promise<readonly KeyRecord[]>;
   /** Interface to listen on; default `127.0.0.1`. */
   host?: string;
-  /** Port; default 8080 (0: any free port). */
+  /** Port; default {@link CONTAINER_PORT} (0: any free port). */
   port?: number;
   /** Receives one access log line per request (never a key); default none. */
   log?: (line: string) => void;
@@ -158,7 +159,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
-    server.listen(options.port ?? 8080, host, () => done());
+    server.listen(options.port ?? CONTAINER_PORT, host, () => done());
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -15,8 +15,8 @@ export type {
   StoreProgress,
   StreamImportOptions,
 } from './store.js';
-export { createIdbModelStore, modelIdFromFileName } from './idb-model-store.js';
-export type { ChunkWriter, IdbModelStoreOptions, OrphanSweeper } from './idb-model-store.js';
+export { createIdbModelStore, modelIdFromFileName } from './idb/idb-model-store.js';
+export type { ChunkWriter, IdbModelStoreOptions, OrphanSweeper } from './idb/idb-model-store.js';
 export { readGgufHeader, readGgufSummary } from './gguf-header.js';
 export { readProjectorMedia, type ProjectorMedia } from './projector-media.js';
 export type {

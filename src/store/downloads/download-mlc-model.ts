@@ -1,11 +1,11 @@
 import { LmtabError } from '../../errors/index.js';
-import type { ChunkWriter } from '../idb-model-store.js';
+import type { ChunkWriter } from '../idb/idb-model-store.js';
 import type { GgufSummary, MlcSource, ModelRecord, StoredFile } from '../model-record.js';
 import { isComplete } from '../model-record.js';
 import type { ModelStore, StoreProgress } from '../store.js';
 import { ensureSpace } from '../storage-space.js';
 
-import { defaultChunkSize } from '../idb-model-store.js';
+import { defaultChunkSize } from '../idb/idb-model-store.js';
 
 /** An MLC model to download: an entry of web-llm's catalog, in lmtab's words. */
 export type MlcModelSpec = Omit<MlcSource, 'kind' | 'libFile' | 'manifestFile'> & {

@@ -1,4 +1,4 @@
-import type { ChunkWriter } from '../idb-model-store.js';
+import type { ChunkWriter } from '../idb/idb-model-store.js';
 import type { ModelRecord, ModelSource } from '../model-record.js';
 import type { ModelStore } from '../store.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LmtabError } from '../errors/index.js';
+import { LmtabError } from '../../errors/index.js';
 import { createIdbModelStore, type Keyval } from './idb-model-store.js';
-import type { ModelRecord, StoredFile } from './model-record.js';
-import * as memoryKeyval from './testing/memory-idb-keyval.js';
+import type { ModelRecord, StoredFile } from '../model-record.js';
+import * as memoryKeyval from '../testing/memory-idb-keyval.js';
 
 /** The memory backend, refusing writes to `refuse` (a store name's end) as a full quota does. */
 function fullQuota(refuse: 'records' | 'chunks'): Keyval<memoryKeyval.MemoryUseStore> {

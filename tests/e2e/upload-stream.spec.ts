@@ -216,7 +216,7 @@ test.describe('streamed request bodies', () => {
     const hex = await sha256OfFile(path);
     const idle = describePeaks(await sampleMemory(profileDir, page).stop());
 
-    // The tab fetches the body from the relay (src/relay/pulled-bodies.ts): no WebSocket frame
+    // The tab fetches the body from the relay (src/relay/exchange/pulled-bodies.ts): no WebSocket frame
     // carries it.
     const bodyFetches: string[] = [];
     const noteBodyFetch = (request: { url(): string }) => {

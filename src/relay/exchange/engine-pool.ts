@@ -1,5 +1,5 @@
-import { LmtabError, toLmtabError } from '../errors/index.js';
-import { defaultEngineWaitMs, defaultQueueLimit } from './relay-defaults.js';
+import { LmtabError, toLmtabError } from '../../errors/index.js';
+import { defaultEngineWaitMs, defaultQueueLimit } from '../relay-defaults.js';
 
 /** Options of {@link createEnginePool}. */
 export interface EnginePoolOptions {

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { contentSecurityPolicy } from '../bridge/wire.js';
+import { contentSecurityPolicy } from '../../bridge/wire.js';
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

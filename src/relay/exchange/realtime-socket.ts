@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { asLmtabError } from '../api/wire.js';
-import { LmtabError, errorTable, toLmtabError } from '../errors/index.js';
+import { asLmtabError } from '../../api/wire.js';
+import { LmtabError, errorTable, toLmtabError } from '../../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
 import type { RelayLogEntry } from './forward-request.js';
-import { createNdjsonDecoder } from '../streams/index.js';
+import { createNdjsonDecoder } from '../../streams/index.js';
 import { sendBody } from './send-body.js';
 
 /** The path of OpenAI's Realtime WebSocket. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pulledBodyPath } from '../bridge/wire.js';
-import { presentedKey, sameSecret } from './client-auth.js';
+import { pulledBodyPath } from '../../bridge/wire.js';
+import { presentedKey, sameSecret } from '../trust/client-auth.js';
 
 /**
  * Request bodies of at most this many declared bytes travel on the tab's WebSocket with the

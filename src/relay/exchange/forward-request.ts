@@ -4,13 +4,13 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { asLmtabError, describeBytes, errorResponse, streamErrorBytes } from '../api/wire.js';
-import { ModelNameSniffer } from '../bridge/wire.js';
-import { LmtabError, toLmtabError } from '../errors/index.js';
+import { asLmtabError, describeBytes, errorResponse, streamErrorBytes } from '../../api/wire.js';
+import { ModelNameSniffer } from '../../bridge/wire.js';
+import { LmtabError, toLmtabError } from '../../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
 import { endAfterBody } from './drain-request.js';
-import { defaultAbortGraceMs, defaultEngineTimeoutMs } from './relay-defaults.js';
+import { defaultAbortGraceMs, defaultEngineTimeoutMs } from '../relay-defaults.js';
 import { inlineBodyBytes, type PulledBodies } from './pulled-bodies.js';
 import { sendBody } from './send-body.js';
 

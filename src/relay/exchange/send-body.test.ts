@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { decodeBodyPiece, parseRelayFrame, type RelayToTabFrame } from '../bridge/wire.js';
-import { createRelay, type Relay } from './create-relay.js';
+import { decodeBodyPiece, parseRelayFrame, type RelayToTabFrame } from '../../bridge/wire.js';
+import { createRelay, type Relay } from '../create-relay.js';
 
 // The relay's side of request-body flow control, against a scripted tab that grants credit by hand.
 let relay: Relay | undefined;

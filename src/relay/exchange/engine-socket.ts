@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import type { HeadFrame } from '../bridge/wire.js';
+import type { HeadFrame } from '../../bridge/wire.js';
 import {
   decodeBodyPiece,
   encodeBodyPiece,
@@ -7,7 +7,7 @@ import {
   type HelloFrame,
   type RelayToTabFrame,
   type SocketRequestFrame,
-} from '../bridge/wire.js';
+} from '../../bridge/wire.js';
 
 /** Receives the answer to one request forwarded to a tab. */
 export interface Exchange {

@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { connectRelay, type RelayConnection } from '../bridge/index.js';
-import { createRelay, type Relay } from './create-relay.js';
+import { connectRelay, type RelayConnection } from '../../bridge/index.js';
+import { createRelay, type Relay } from '../create-relay.js';
 
 // The tab side of the bridge (connectRelay, the code an engine tab runs) joining the real relay.
 const engineSecret = 'b'.repeat(64);

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { parseRelayFrame, type RelayToTabFrame } from '../bridge/wire.js';
-import { createRelay, type Relay } from './create-relay.js';
+import { parseRelayFrame, type RelayToTabFrame } from '../../bridge/wire.js';
+import { createRelay, type Relay } from '../create-relay.js';
 import { inlineBodyBytes } from './pulled-bodies.js';
 
 // Large request bodies reach a tab that says `pullsBodies` by its own fetch from the relay, not as

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { LmtabError } from '../errors/index.js';
+import { LmtabError } from '../../errors/index.js';
 import { isLoopbackName } from './host-check.js';
 
 /** Who must present an API key. */

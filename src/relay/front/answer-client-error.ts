@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorResponse } from '../api/wire.js';
-import { LmtabError } from '../errors/index.js';
+import { errorResponse } from '../../api/wire.js';
+import { LmtabError } from '../../errors/index.js';
 
 /** Options of {@link answerClientError}. */
 export interface ClientErrorOptions {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LmtabError } from '../errors/index.js';
+import { LmtabError } from '../../errors/index.js';
 import { createEnginePool } from './engine-pool.js';
 
 afterEach(() => {

@@ -422,13 +422,7 @@ export class LmtabChatView extends LitElement {
     </div>`;
   }
 
-  override render() {
-    const conversation = this.current;
-    const record = this.models.find((m) => m.id === this.model);
-    // Conversations saved before a setting existed take its default.
-    const settings: ChatSettings = { ...defaultChatSettings, ...conversation?.settings };
-    const overlay = this.chatsOpen || this.settingsOpen;
-    const pending = pendingCalls(conversation);
+  private renderChats() {
     return html`
       <aside class="chats ${this.chatsOpen ? 'open' : ''}" aria-label="Chats">
         <lmtab-conversation-list
@@ -446,6 +440,127 @@ export class LmtabChatView extends LitElement {
             this.deleteConversation(e.detail.id)}
         ></lmtab-conversation-list>
       </aside>
+    `;
+  }
+
+  private renderTop() {
+    return html`
+      <div class="top">
+        <button
+          class="ghost icon only-narrow"
+          type="button"
+          aria-label="Chats"
+          data-toggle="chats"
+          aria-expanded=${this.chatsOpen ? 'true' : 'false'}
+          @click=${() => this.toggleChats(!this.chatsOpen)}
+        >
+          ${icons.list}
+        </button>
+        <lmtab-model-picker
+          .models=${this.models}
+          .media=${this.media}
+          value=${this.model}
+          ?resident=${this.resident.has(this.model)}
+          .load=${this.load}
+          ?disabled=${this.busy}
+          @model-change=${(e: CustomEvent<{ model: string }>) => {
+            this.model = e.detail.model;
+            void this.loadModel(e.detail.model);
+          }}
+          @model-load=${(e: CustomEvent<{ model: string }>) => this.loadModel(e.detail.model)}
+          @model-eject=${(e: CustomEvent<{ model: string }>) => this.ejectModel(e.detail.model)}
+        ></lmtab-model-picker>
+        <button
+          class="ghost icon"
+          type="button"
+          aria-label="Chat settings"
+          title="Chat settings"
+          data-toggle="settings"
+          aria-expanded=${this.settingsOpen ? 'true' : 'false'}
+          @click=${() => this.toggleSettings(!this.settingsOpen)}
+        >
+          ${icons.sliders}
+        </button>
+      </div>
+    `;
+  }
+
+  private renderCompose(
+    settings: ChatSettings,
+    record: ModelRecord | undefined,
+    pending: ReturnType<typeof pendingCalls>,
+  ) {
+    return html`
+      <div class="compose">
+        ${
+          pending.length > 0 && !this.busy
+            ? html`<lmtab-tool-results
+                .calls=${pending}
+                ?disabled=${!this.model}
+                @tool-results=${(e: CustomEvent<{ results: string[] }>) =>
+                  this.sendToolResults(e.detail.results)}
+              ></lmtab-tool-results>`
+            : nothing
+        }
+        <lmtab-chat-composer
+          ?disabled=${!this.model}
+          blocked-reason=${settingsProblem(settings)}
+          ?busy=${this.busy}
+          model=${this.model}
+          ?images-allowed=${record?.projector !== undefined}
+          ?audio-allowed=${record?.projector !== undefined}
+          placeholder=${this.model ? `Send a message to ${this.model}` : 'Add a model first'}
+          @send=${(e: CustomEvent<{ text: string; images: string[]; audio: string[] }>) =>
+            this.send(e.detail.text, e.detail.images, e.detail.audio)}
+          ?talking=${this.voice !== undefined}
+          @talk=${() => this.toggleTalk()}
+          @stop=${() => {
+            this.controller?.abort();
+            this.voice?.stop();
+          }}
+        ></lmtab-chat-composer>
+      </div>
+    `;
+  }
+
+  private renderSettings(settings: ChatSettings, conversation: Conversation | undefined) {
+    return html`
+      <aside class="settings" aria-labelledby="settings-heading" ?hidden=${!this.settingsOpen}>
+        <div class="panel-head">
+          <h2 id="settings-heading">Chat settings</h2>
+          <button
+            class="ghost icon small"
+            type="button"
+            aria-label="Close chat settings"
+            data-close="settings"
+            @click=${() => this.toggleSettings(false)}
+          >
+            ${icons.close}
+          </button>
+        </div>
+        <lmtab-chat-settings
+          .settings=${settings}
+          @settings-change=${(e: CustomEvent<{ settings: ChatSettings; final: boolean }>) => {
+            // Typing in a JSON editor shows at once but is saved when the field is left.
+            if (conversation) {
+              const { settings: next, final } = e.detail;
+              this.chats.patch(conversation.id, (c) => ({ ...c, settings: next }), final);
+            }
+          }}
+        ></lmtab-chat-settings>
+      </aside>
+    `;
+  }
+
+  override render() {
+    const conversation = this.current;
+    const record = this.models.find((m) => m.id === this.model);
+    // Conversations saved before a setting existed take its default.
+    const settings: ChatSettings = { ...defaultChatSettings, ...conversation?.settings };
+    const overlay = this.chatsOpen || this.settingsOpen;
+    const pending = pendingCalls(conversation);
+    return html`
+      ${this.renderChats()}
       <section
         class="main"
         aria-label="Conversation"
@@ -456,43 +571,7 @@ export class LmtabChatView extends LitElement {
         }}
         @drop=${this.onDrop}
       >
-        <div class="top">
-          <button
-            class="ghost icon only-narrow"
-            type="button"
-            aria-label="Chats"
-            data-toggle="chats"
-            aria-expanded=${this.chatsOpen ? 'true' : 'false'}
-            @click=${() => this.toggleChats(!this.chatsOpen)}
-          >
-            ${icons.list}
-          </button>
-          <lmtab-model-picker
-            .models=${this.models}
-            .media=${this.media}
-            value=${this.model}
-            ?resident=${this.resident.has(this.model)}
-            .load=${this.load}
-            ?disabled=${this.busy}
-            @model-change=${(e: CustomEvent<{ model: string }>) => {
-              this.model = e.detail.model;
-              void this.loadModel(e.detail.model);
-            }}
-            @model-load=${(e: CustomEvent<{ model: string }>) => this.loadModel(e.detail.model)}
-            @model-eject=${(e: CustomEvent<{ model: string }>) => this.ejectModel(e.detail.model)}
-          ></lmtab-model-picker>
-          <button
-            class="ghost icon"
-            type="button"
-            aria-label="Chat settings"
-            title="Chat settings"
-            data-toggle="settings"
-            aria-expanded=${this.settingsOpen ? 'true' : 'false'}
-            @click=${() => this.toggleSettings(!this.settingsOpen)}
-          >
-            ${icons.sliders}
-          </button>
-        </div>
+        ${this.renderTop()}
         ${
           this.notice
             ? html`<p class="notice error" role="alert">
@@ -519,35 +598,7 @@ export class LmtabChatView extends LitElement {
               : this.renderEmpty()
           }
         </div>
-        <div class="compose">
-          ${
-            pending.length > 0 && !this.busy
-              ? html`<lmtab-tool-results
-                  .calls=${pending}
-                  ?disabled=${!this.model}
-                  @tool-results=${(e: CustomEvent<{ results: string[] }>) =>
-                    this.sendToolResults(e.detail.results)}
-                ></lmtab-tool-results>`
-              : nothing
-          }
-          <lmtab-chat-composer
-            ?disabled=${!this.model}
-            blocked-reason=${settingsProblem(settings)}
-            ?busy=${this.busy}
-            model=${this.model}
-            ?images-allowed=${record?.projector !== undefined}
-            ?audio-allowed=${record?.projector !== undefined}
-            placeholder=${this.model ? `Send a message to ${this.model}` : 'Add a model first'}
-            @send=${(e: CustomEvent<{ text: string; images: string[]; audio: string[] }>) =>
-              this.send(e.detail.text, e.detail.images, e.detail.audio)}
-            ?talking=${this.voice !== undefined}
-            @talk=${() => this.toggleTalk()}
-            @stop=${() => {
-              this.controller?.abort();
-              this.voice?.stop();
-            }}
-          ></lmtab-chat-composer>
-        </div>
+        ${this.renderCompose(settings, record, pending)}
         ${this.dragging ? html`<div class="drop">Drop images or audio to attach</div>` : nothing}
       </section>
       <div
@@ -558,30 +609,7 @@ export class LmtabChatView extends LitElement {
           this.settingsOpen = false;
         }}
       ></div>
-      <aside class="settings" aria-labelledby="settings-heading" ?hidden=${!this.settingsOpen}>
-        <div class="panel-head">
-          <h2 id="settings-heading">Chat settings</h2>
-          <button
-            class="ghost icon small"
-            type="button"
-            aria-label="Close chat settings"
-            data-close="settings"
-            @click=${() => this.toggleSettings(false)}
-          >
-            ${icons.close}
-          </button>
-        </div>
-        <lmtab-chat-settings
-          .settings=${settings}
-          @settings-change=${(e: CustomEvent<{ settings: ChatSettings; final: boolean }>) => {
-            // Typing in a JSON editor shows at once but is saved when the field is left.
-            if (conversation) {
-              const { settings: next, final } = e.detail;
-              this.chats.patch(conversation.id, (c) => ({ ...c, settings: next }), final);
-            }
-          }}
-        ></lmtab-chat-settings>
-      </aside>
+      ${this.renderSettings(settings, conversation)}
     `;
   }
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { errorResponse } from '../api/wire.js';
 import { isApiPath } from '../bridge/wire.js';
 import { LmtabError } from '../errors/index.js';
+import { CONTAINER_PORT } from './cloud-defaults.js';
 import { checkGatewayToken } from './gateway/gateway-token.js';
 import { proxyRequest, sendWebResponse } from './gateway/proxy-request.js';
 
@@ -23,7 +24,7 @@ export interface ReplicaFrontOptions {
   state: () => ReplicaState;
   /** Interface; default `0.0.0.0` (the pod's port). */
   host?: string;
-  /** Port; default 8080. */
+  /** Port; default {@link CONTAINER_PORT}. */
   port?: number;
   /** Longest the relay may stay silent on one request, in seconds; default no limit. */
   timeoutSeconds?: number;
@@ -110,7 +111,7 @@ export async function createReplicaFront(options: ReplicaFrontOptions): Promise<
   const host = options.host ?? '0.0.0.0';
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
-    server.listen(options.port ?? 8080, host, () => done());
+    server.listen(options.port ?? CONTAINER_PORT, host, () => done());
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -24,5 +24,20 @@ export const defaultHeartbeatMs = 15_000;
 /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway. */
 export const defaultAbortGraceMs = 5000;
 
+/**
+ * A refused upload is read on and thrown away (so that the client reads the refusal instead of a
+ * reset, as nginx's lingering close does) up to this many bytes...
+ */
+export const defaultDrainBytes = 64 * 1024 * 1024;
+
+/** ...or for this many milliseconds, whichever comes first. */
+export const defaultDrainTimeoutMs = 10_000;
+
+/** After an answer to a head Node's parser refused: milliseconds the socket is read on, at most... */
+export const defaultLingerMs = 5000;
+
+/** ...and bytes. */
+export const defaultLingerBytes = 1024 * 1024;
+
 /** Milliseconds a stopping relay lets answers in progress finish before ending the rest. */
 export const defaultDrainMs = 5000;

@@ -5,13 +5,13 @@ import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
 import { newId } from '../encoders/new-id.js';
 import { parseWire } from '../body/parse-wire.js';
 import { toChatMessages, type StoredItem } from './conversation-messages.js';
+import { ConversationItems, storedItem, withAudio } from './conversation-items.js';
 import { InputAudioBuffer } from './input-audio-buffer.js';
 import { runTranscript } from './realtime-transcript.js';
 import { runAnswer, type RealtimeItem, type ServerEvent } from './realtime-answer.js';
 import {
   clientEventSchema,
   type ClientEvent,
-  type ClientItem,
   type RealtimeFunctionTool,
   type RealtimeToolChoice,
   type ResponseParams,
@@ -19,7 +19,7 @@ import {
   type SessionUpdate,
   type TranscriptionConfig,
 } from './realtime-events.js';
-import { decodePcm16, encodePcm16, realtimeRate, VoiceActivity } from './realtime-audio.js';
+import { decodePcm16, realtimeRate, VoiceActivity } from './realtime-audio.js';
 
 export type { ServerEvent } from './realtime-answer.js';
 
@@ -73,7 +73,7 @@ export class RealtimeSession {
   readonly id = newId('sess_');
   readonly #options: RealtimeSessionOptions;
   readonly #state: SessionState;
-  readonly #items: StoredItem[] = [];
+  readonly #items: ConversationItems;
   readonly #buffer: InputAudioBuffer;
   #vad: VoiceActivity | undefined;
   #response: { id: string; controller: AbortController } | undefined;
@@ -88,6 +88,7 @@ export class RealtimeSession {
   constructor(options: RealtimeSessionOptions) {
     this.#options = options;
     this.#buffer = new InputAudioBuffer(options.maxBufferBytes);
+    this.#items = new ConversationItems((event) => this.#emit(event));
     this.#state = {
       instructions: '',
       outputModalities: options.media.speaks ? ['audio'] : ['text'],
@@ -155,21 +156,18 @@ export class RealtimeSession {
         this.#emit({ type: 'input_audio_buffer.cleared' });
         return;
       case 'conversation.item.create':
-        this.#addClientItem(event.item, event.previous_item_id ?? undefined);
+        this.#items.addClientItem(event.item, event.previous_item_id ?? undefined);
         return;
-      case 'conversation.item.delete': {
-        const at = this.#indexOf(event.item_id, 'item_id');
-        this.#items.splice(at, 1);
-        this.#emit({ type: 'conversation.item.deleted', item_id: event.item_id });
+      case 'conversation.item.delete':
+        this.#items.delete(event.item_id);
         return;
-      }
       case 'conversation.item.retrieve': {
-        const stored = this.#items[this.#indexOf(event.item_id, 'item_id')]!;
-        this.#emit({ type: 'conversation.item.retrieved', item: this.#withAudio(stored) });
+        const stored = this.#items.get(event.item_id, 'item_id');
+        this.#emit({ type: 'conversation.item.retrieved', item: withAudio(stored) });
         return;
       }
       case 'conversation.item.truncate': {
-        const stored = this.#items[this.#indexOf(event.item_id, 'item_id')]!;
+        const stored = this.#items.get(event.item_id, 'item_id');
         if (stored.item.type !== 'message' || stored.item.role !== 'assistant') {
           throw new LmtabError(
             'invalid_request',
@@ -338,7 +336,7 @@ export class RealtimeSession {
     this.#vad?.reset();
     const id = this.#nextUserItem();
     this.#pendingItemId = undefined;
-    const previous = this.#items.at(-1)?.item.id ?? null;
+    const previous = this.#items.lastId;
     this.#emit({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: id });
     const stored: StoredItem = {
       item: {
@@ -351,83 +349,13 @@ export class RealtimeSession {
       },
       audio: new Map([[0, samples]]),
     };
-    this.#insert(stored, previous ?? undefined);
+    this.#items.insert(stored, previous ?? undefined);
     if (this.#state.transcription !== null) this.#transcribe(stored, samples);
   }
 
   #clearBuffer(): void {
     this.#buffer.clear();
     this.#vad?.reset();
-  }
-
-  #addClientItem(item: ClientItem, previous: string | undefined): void {
-    const id = item.id ?? newId('item_');
-    if (this.#items.some((s) => s.item.id === id)) {
-      throw new LmtabError(
-        'invalid_request',
-        `item.id: the conversation already has an item "${id}".`,
-        {
-          param: 'item.id',
-        },
-      );
-    }
-    const stored = this.#toStored({ ...item, id });
-    this.#insert(stored, previous ?? this.#items.at(-1)?.item.id);
-  }
-
-  /** A client item as stored: audio parts decoded, their bytes left out of what is echoed. */
-  #toStored(item: ClientItem & { id: string }): StoredItem {
-    const audio = new Map<number, Int16Array>();
-    const echoed: RealtimeItem = {
-      ...item,
-      object: 'realtime.item',
-      status: 'completed',
-    };
-    if (item.type === 'message' && item.role === 'user') {
-      echoed.content = item.content.map((part, i) => {
-        if (part.type !== 'input_audio') return part;
-        if (part.audio === undefined) {
-          throw new LmtabError(
-            'invalid_request',
-            `item.content[${i}].audio: expected base64 16-bit PCM at 24 kHz, received none.`,
-            { param: `item.content[${i}].audio` },
-          );
-        }
-        audio.set(i, decodePcm16(part.audio, `item.content[${i}].audio`));
-        return { type: 'input_audio', transcript: part.transcript ?? null };
-      });
-    }
-    return { item: echoed, audio };
-  }
-
-  #insert(stored: StoredItem, previous: string | undefined): void {
-    const at =
-      previous === undefined ? this.#items.length : this.#indexOf(previous, 'previous_item_id') + 1;
-    const before = at === 0 ? null : this.#items[at - 1]!.item.id;
-    this.#items.splice(at, 0, stored);
-    this.#emit({ type: 'conversation.item.added', previous_item_id: before, item: stored.item });
-    this.#emit({ type: 'conversation.item.done', previous_item_id: before, item: stored.item });
-  }
-
-  #indexOf(id: string, param: string): number {
-    const at = this.#items.findIndex((s) => s.item.id === id);
-    if (at < 0) {
-      throw new LmtabError(
-        'invalid_request',
-        `${param}: expected the id of an item in the conversation, received "${id}" (it has ${this.#items.length} items).`,
-        { param },
-      );
-    }
-    return at;
-  }
-
-  #withAudio(stored: StoredItem): Record<string, unknown> {
-    if (stored.audio.size === 0) return stored.item;
-    const content = (stored.item.content as Record<string, unknown>[]).map((part, i) => {
-      const samples = stored.audio.get(i);
-      return samples === undefined ? part : { ...part, audio: encodePcm16(samples) };
-    });
-    return { ...stored.item, content };
   }
 
   /** Writes down a committed turn (when the session asks for transcripts), in line with answers. */
@@ -480,11 +408,11 @@ export class RealtimeSession {
       params.input === undefined
         ? params.conversation === 'none'
           ? []
-          : this.#items
+          : this.#items.all
         : params.input.map((entry, i) =>
             entry.type === 'item_reference'
-              ? this.#items[this.#indexOf(entry.id, `response.input[${i}].id`)]!
-              : this.#toStored({ ...entry, id: entry.id ?? newId('item_') }),
+              ? this.#items.get(entry.id, `response.input[${i}].id`)
+              : storedItem({ ...entry, id: entry.id ?? newId('item_') }),
           );
     const response = {
       id: newId('resp_'),
@@ -528,10 +456,7 @@ export class RealtimeSession {
             emit: (event) => this.#emit(event),
             fail: (error) => this.#error(error),
             onItem: (item) => {
-              if (!intoConversation) return;
-              const previous = this.#items.at(-1)?.item.id ?? null;
-              this.#items.push({ item, audio: new Map() });
-              this.#emit({ type: 'conversation.item.added', previous_item_id: previous, item });
+              if (intoConversation) this.#items.addAnswerItem(item);
             },
             onItemDone: (item) => {
               if (intoConversation) this.#emit({ type: 'conversation.item.done', item });

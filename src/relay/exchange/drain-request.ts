@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defaultDrainBytes, defaultDrainTimeoutMs } from '../relay-defaults.js';
 
 /** Options of {@link drainRequest}. */
 export interface DrainOptions {
-  /** Most bytes read and thrown away before giving up on the client; default 64 MiB. */
+  /** Most bytes read and thrown away before giving up on the client; default {@link defaultDrainBytes}. */
   maxBytes?: number;
-  /** Most milliseconds spent reading them; default 10000. */
+  /** Most milliseconds spent reading them; default {@link defaultDrainTimeoutMs}. */
   timeoutMs?: number;
 }
 
@@ -17,7 +18,7 @@ export interface DrainOptions {
  */
 export function drainRequest(request: IncomingMessage, options: DrainOptions = {}): Promise<void> {
   if (request.readableEnded || request.destroyed) return Promise.resolve();
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const maxBytes = options.maxBytes ?? defaultDrainBytes;
   return new Promise((resolve) => {
     let read = 0;
     const done = () => {
@@ -32,7 +33,7 @@ export function drainRequest(request: IncomingMessage, options: DrainOptions = {
       read += chunk.byteLength;
       if (read > maxBytes) done();
     };
-    const timer = setTimeout(done, options.timeoutMs ?? 10_000);
+    const timer = setTimeout(done, options.timeoutMs ?? defaultDrainTimeoutMs);
     request.on('data', onData);
     request.once('end', done);
     request.once('close', done);

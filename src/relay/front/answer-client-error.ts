@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorResponse } from '../../api/wire.js';
 import { LmtabError } from '../../errors/index.js';
+import { defaultLingerBytes, defaultLingerMs } from '../relay-defaults.js';
 
 /** Options of {@link answerClientError}. */
 export interface ClientErrorOptions {
@@ -9,9 +10,9 @@ export interface ClientErrorOptions {
   headers?: Record<string, string>;
   /** Largest request head Node's parser reads, in bytes (`maxHeaderSize`); named in the 414/431. */
   maxHeaderBytes: number;
-  /** Milliseconds to keep reading (and dropping) what the client still sends; default 5000. */
+  /** Milliseconds to keep reading (and dropping) what the client still sends; default {@link defaultLingerMs}. */
   lingerMs?: number;
-  /** Most bytes dropped that way before the connection is cut; default 1 MiB. */
+  /** Most bytes dropped that way before the connection is cut; default {@link defaultLingerBytes}. */
   lingerBytes?: number;
   /**
    * The exchange in progress on this connection, if any. When its request was whole, the bytes
@@ -110,10 +111,10 @@ export function answerClientError(
       socket.write(`${head.join('\r\n')}\r\n\r\n`);
       socket.end(Buffer.from(body));
       let dropped = 0;
-      const cut = setTimeout(() => socket.destroy(), options.lingerMs ?? 5000);
+      const cut = setTimeout(() => socket.destroy(), options.lingerMs ?? defaultLingerMs);
       socket.on('data', (chunk: Buffer) => {
         dropped += chunk.byteLength;
-        if (dropped > (options.lingerBytes ?? 1024 * 1024)) socket.destroy();
+        if (dropped > (options.lingerBytes ?? defaultLingerBytes)) socket.destroy();
       });
       socket.once('close', () => clearTimeout(cut));
       socket.once('end', () => socket.destroy());

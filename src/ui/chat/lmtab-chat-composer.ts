@@ -214,37 +214,161 @@ export class LmtabChatComposer extends LitElement {
     this.error = '';
   }
 
+  /** The images and clips to send, each with its remove button. */
+  private renderAttachments() {
+    return this.attachments.length
+      ? html`<div class="thumbs">
+          ${this.attachments.map(
+            (src, i) =>
+              html`<span class="thumb ${isAudio(src) ? 'clip' : ''}">
+                ${
+                  isAudio(src)
+                    ? html`<audio
+                        controls
+                        src=${src}
+                        aria-label="Audio clip ${i + 1} to send"
+                      ></audio>`
+                    : html`<img src=${src} alt="Image ${i + 1} to send" />`
+                }
+                <button
+                  type="button"
+                  aria-label="Remove ${isAudio(src) ? 'audio clip' : 'image'} ${i + 1}"
+                  @click=${() => (this.attachments = this.attachments.filter((_, j) => j !== i))}
+                >
+                  ${icons.close}
+                </button>
+              </span>`,
+          )}
+        </div>`
+      : nothing;
+  }
+
+  /** The field that attaches an image by its URL, when open. */
+  private renderUrlField() {
+    return this.urlOpen
+      ? html`<div class="url">
+          <input
+            type="url"
+            name="image-url"
+            aria-label="Image URL"
+            placeholder="https://example.com/picture.png"
+            @keydown=${(event: KeyboardEvent) => {
+              if (event.key === 'Enter') {
+                event.preventDefault();
+                void this.attachUrl((event.target as HTMLInputElement).value);
+              }
+              if (event.key === 'Escape') this.urlOpen = false;
+            }}
+          />
+          <button
+            type="button"
+            ?disabled=${this.fetching}
+            @click=${() =>
+              this.attachUrl(
+                this.renderRoot.querySelector<HTMLInputElement>('[name="image-url"]')?.value ?? '',
+              )}
+          >
+            ${this.fetching ? 'Adding…' : 'Add'}
+          </button>
+        </div>`
+      : nothing;
+  }
+
+  /** Attach, record, talk, and Send or Stop. */
+  private renderBar() {
+    const blocked = this.blocked;
+    return html`
+      <div class="bar">
+        <label class="attach ${this.disabled ? 'off' : ''}" title="Attach images or audio">
+          <input
+            class="visually-hidden"
+            type="file"
+            accept="image/*,.wav,.mp3,.flac,${[...audioTypes].join(',')}"
+            multiple
+            aria-label="Attach images or audio"
+            ?disabled=${this.disabled}
+            @change=${async (event: Event) => {
+              const input = event.target as HTMLInputElement;
+              await this.attachFiles([...(input.files ?? [])]);
+              input.value = '';
+            }}
+          />
+          ${icons.image}
+        </label>
+        <button
+          class="ghost icon"
+          type="button"
+          aria-label="Image from URL"
+          title="Image from URL"
+          aria-expanded=${this.urlOpen ? 'true' : 'false'}
+          ?disabled=${this.disabled}
+          @click=${async () => {
+            this.urlOpen = !this.urlOpen;
+            await this.updateComplete;
+            this.renderRoot.querySelector<HTMLInputElement>('[name="image-url"]')?.focus();
+          }}
+        >
+          ${icons.link}
+        </button>
+        ${
+          this.audioAllowed
+            ? html`<button
+                  class="ghost icon ${this.recording ? 'recording' : ''}"
+                  type="button"
+                  aria-label=${this.recording ? 'Stop recording' : 'Record audio'}
+                  title=${this.recording ? 'Stop recording and attach the clip' : 'Record audio'}
+                  aria-pressed=${this.recording ? 'true' : 'false'}
+                  ?disabled=${this.disabled}
+                  @click=${() => this.toggleRecording()}
+                >
+                  ${icons.mic}
+                </button>
+                <button
+                  class="ghost icon ${this.talking ? 'recording' : ''}"
+                  type="button"
+                  aria-label=${this.talking ? 'End the voice conversation' : 'Talk'}
+                  title=${
+                    this.talking
+                      ? 'End the voice conversation'
+                      : 'Talk: a spoken conversation, each pause a turn the model answers'
+                  }
+                  aria-pressed=${this.talking ? 'true' : 'false'}
+                  ?disabled=${this.disabled || (this.busy && !this.talking)}
+                  @click=${() =>
+                    this.dispatchEvent(new CustomEvent('talk', { bubbles: true, composed: true }))}
+                >
+                  ${icons.voice}
+                </button>`
+            : nothing
+        }
+        <span class="spacer"></span>
+        ${
+          this.busy
+            ? html`<button
+                class="send"
+                type="button"
+                @click=${() =>
+                  this.dispatchEvent(new CustomEvent('stop', { bubbles: true, composed: true }))}
+              >
+                ${icons.stop} Stop
+              </button>`
+            : html`<button
+                class="send primary"
+                type="submit"
+                ?disabled=${this.disabled || blocked !== ''}
+              >
+                Send ${icons.send}
+              </button>`
+        }
+      </div>
+    `;
+  }
+
   override render() {
     const blocked = this.blocked;
     return html`
       <form class="box" @submit=${this.submit}>
-        ${
-          this.attachments.length
-            ? html`<div class="thumbs">
-                ${this.attachments.map(
-                  (src, i) =>
-                    html`<span class="thumb ${isAudio(src) ? 'clip' : ''}">
-                      ${
-                        isAudio(src)
-                          ? html`<audio
-                              controls
-                              src=${src}
-                              aria-label="Audio clip ${i + 1} to send"
-                            ></audio>`
-                          : html`<img src=${src} alt="Image ${i + 1} to send" />`
-                      }
-                      <button
-                        type="button"
-                        aria-label="Remove ${isAudio(src) ? 'audio clip' : 'image'} ${i + 1}"
-                        @click=${() => (this.attachments = this.attachments.filter((_, j) => j !== i))}
-                      >
-                        ${icons.close}
-                      </button>
-                    </span>`,
-                )}
-              </div>`
-            : nothing
-        }
+        ${this.renderAttachments()}
         <textarea
           name="message"
           aria-label="Message"
@@ -267,123 +391,10 @@ export class LmtabChatComposer extends LitElement {
             }
           }}
         ></textarea>
-        ${
-          this.urlOpen
-            ? html`<div class="url">
-                <input
-                  type="url"
-                  name="image-url"
-                  aria-label="Image URL"
-                  placeholder="https://example.com/picture.png"
-                  @keydown=${(event: KeyboardEvent) => {
-                    if (event.key === 'Enter') {
-                      event.preventDefault();
-                      void this.attachUrl((event.target as HTMLInputElement).value);
-                    }
-                    if (event.key === 'Escape') this.urlOpen = false;
-                  }}
-                />
-                <button
-                  type="button"
-                  ?disabled=${this.fetching}
-                  @click=${() =>
-                    this.attachUrl(
-                      this.renderRoot.querySelector<HTMLInputElement>('[name="image-url"]')
-                        ?.value ?? '',
-                    )}
-                >
-                  ${this.fetching ? 'Adding…' : 'Add'}
-                </button>
-              </div>`
-            : nothing
-        }
+        ${this.renderUrlField()}
         ${this.error ? html`<p class="note error" role="alert">${this.error}</p>` : nothing}
         ${blocked ? html`<p class="note error" role="alert">${blocked}</p>` : nothing}
-        <div class="bar">
-          <label class="attach ${this.disabled ? 'off' : ''}" title="Attach images or audio">
-            <input
-              class="visually-hidden"
-              type="file"
-              accept="image/*,.wav,.mp3,.flac,${[...audioTypes].join(',')}"
-              multiple
-              aria-label="Attach images or audio"
-              ?disabled=${this.disabled}
-              @change=${async (event: Event) => {
-                const input = event.target as HTMLInputElement;
-                await this.attachFiles([...(input.files ?? [])]);
-                input.value = '';
-              }}
-            />
-            ${icons.image}
-          </label>
-          <button
-            class="ghost icon"
-            type="button"
-            aria-label="Image from URL"
-            title="Image from URL"
-            aria-expanded=${this.urlOpen ? 'true' : 'false'}
-            ?disabled=${this.disabled}
-            @click=${async () => {
-              this.urlOpen = !this.urlOpen;
-              await this.updateComplete;
-              this.renderRoot.querySelector<HTMLInputElement>('[name="image-url"]')?.focus();
-            }}
-          >
-            ${icons.link}
-          </button>
-          ${
-            this.audioAllowed
-              ? html`<button
-                    class="ghost icon ${this.recording ? 'recording' : ''}"
-                    type="button"
-                    aria-label=${this.recording ? 'Stop recording' : 'Record audio'}
-                    title=${this.recording ? 'Stop recording and attach the clip' : 'Record audio'}
-                    aria-pressed=${this.recording ? 'true' : 'false'}
-                    ?disabled=${this.disabled}
-                    @click=${() => this.toggleRecording()}
-                  >
-                    ${icons.mic}
-                  </button>
-                  <button
-                    class="ghost icon ${this.talking ? 'recording' : ''}"
-                    type="button"
-                    aria-label=${this.talking ? 'End the voice conversation' : 'Talk'}
-                    title=${
-                      this.talking
-                        ? 'End the voice conversation'
-                        : 'Talk: a spoken conversation, each pause a turn the model answers'
-                    }
-                    aria-pressed=${this.talking ? 'true' : 'false'}
-                    ?disabled=${this.disabled || (this.busy && !this.talking)}
-                    @click=${() =>
-                      this.dispatchEvent(
-                        new CustomEvent('talk', { bubbles: true, composed: true }),
-                      )}
-                  >
-                    ${icons.voice}
-                  </button>`
-              : nothing
-          }
-          <span class="spacer"></span>
-          ${
-            this.busy
-              ? html`<button
-                  class="send"
-                  type="button"
-                  @click=${() =>
-                    this.dispatchEvent(new CustomEvent('stop', { bubbles: true, composed: true }))}
-                >
-                  ${icons.stop} Stop
-                </button>`
-              : html`<button
-                  class="send primary"
-                  type="submit"
-                  ?disabled=${this.disabled || blocked !== ''}
-                >
-                  Send ${icons.send}
-                </button>`
-          }
-        </div>
+        ${this.renderBar()}
       </form>
       <div class="keys" aria-hidden="true">Enter to send · Shift+Enter for a new line</div>
     `;

@@ -6,7 +6,7 @@ import { layoutGguf } from '../support/gguf-writer.js';
 import { testPorts } from '../support/test-ports.js';
 import { importModel, installOpenAi, openTab } from './support/app.js';
 import { watchConsole } from './support/console.js';
-import { openPage, startRelay, testEngineSecret } from './support/relay.js';
+import { openPage, reloadEngineTab, startRelay, testEngineSecret } from './support/relay.js';
 
 // The relay's trust with real tabs: the links it prints are the only way a page gets its secret
 // and key, a pairing link makes a tab on another origin an engine, the app runs under its
@@ -191,8 +191,7 @@ test.describe('the relay’s links, its CSP and a tab that dies', () => {
       max_tokens: 4,
     });
     expect(answer.usage?.completion_tokens).toBeGreaterThan(0);
-    await page.reload();
-    await expect.poll(() => relay.stats().engines.length, slow).toBe(1);
+    await reloadEngineTab(page, relay, slow.timeout);
     const again = await keyed.models.list();
     expect(again.data.map((m) => m.id)).toContain('tiny-lfm2');
     await page.close();

@@ -7,7 +7,13 @@ import OpenAI, { NotFoundError } from 'openai';
 import type { Relay } from '../../src/relay/index.js';
 import { importModel, installAnthropic, installOpenAi, openApp } from './support/app.js';
 import { weatherParameters } from '../support/tool-schemas.js';
-import { openEngineTab, relayPorts, startRelay, type EngineTab } from './support/relay.js';
+import {
+  openEngineTab,
+  relayPorts,
+  reloadEngineTab,
+  startRelay,
+  type EngineTab,
+} from './support/relay.js';
 
 const model = 'tiny-lfm2';
 const personSchema = {
@@ -395,8 +401,7 @@ test.describe.serial('Responses and Messages APIs through the relay, with Node c
     });
     expect(answer.output.every((item) => item.type !== 'function_call')).toBe(true);
 
-    await tab.page.reload();
-    await expect.poll(() => relay.stats().engines.length).toBe(1);
+    await reloadEngineTab(tab.page, relay);
     const next = await openai.responses.create({
       model,
       input: 'What is my name?',

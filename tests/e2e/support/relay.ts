@@ -130,3 +130,18 @@ export async function stopCli(child: ChildProcess): Promise<number | null> {
   child.kill('SIGTERM');
   return exited;
 }
+
+/**
+ * Reloads an engine tab and waits until the relay holds the tab's new engine. Right after the
+ * reload the old socket may still count for a moment: polling for one engine passed at once, and
+ * a request sent then got 503 no_engine as the old socket closed (seen in CI). A new engine has
+ * served nothing yet, so this waits for exactly one engine that has served no request; the tab's
+ * old engine must have served one.
+ */
+export async function reloadEngineTab(page: Page, relay: Relay, timeout = 30_000): Promise<void> {
+  expect(relay.stats().engines.map((engine) => engine.served > 0)).toEqual([true]);
+  await page.reload();
+  await expect
+    .poll(() => relay.stats().engines.map((engine) => engine.served), { timeout })
+    .toEqual([0]);
+}

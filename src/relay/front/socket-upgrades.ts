@@ -45,6 +45,12 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
     handleProtocols: (protocols) => (protocols.has(engineProtocol) ? engineProtocol : false),
   });
   const alive = new WeakMap<object, boolean>();
+  /** Marks a new socket alive; each pong marks it again (the heartbeat drops one that missed one). */
+  const watchAlive = (ws: WebSocket) => {
+    alive.set(ws, true);
+    ws.on('pong', () => alive.set(ws, true));
+  };
+  const clients = () => [...sockets.clients, ...realtimeSockets.clients];
   const engines = new Set<EngineSocket>();
   function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const { pathname } = new URL(request.url ?? '/', 'http://relay');
@@ -83,8 +89,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
       );
     }
     sockets.handleUpgrade(request, socket, head, (ws) => {
-      alive.set(ws, true);
-      ws.on('pong', () => alive.set(ws, true));
+      watchAlive(ws);
       let joined = false;
       const engine: EngineSocket = attachEngineSocket(ws, {
         onHello: (hello) => {
@@ -144,8 +149,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
     if (unauthorized) return refuse('401 Unauthorized', unauthorized.message);
     const id = context.nextRequestId();
     realtimeSockets.handleUpgrade(request, socket, head, (ws) => {
-      alive.set(ws, true);
-      ws.on('pong', () => alive.set(ws, true));
+      watchAlive(ws);
       void serveRealtime(ws, {
         pool: context.pool,
         id,
@@ -156,7 +160,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
   }
 
   const heartbeat = setInterval(() => {
-    for (const ws of [...sockets.clients, ...realtimeSockets.clients]) {
+    for (const ws of clients()) {
       if (!alive.get(ws)) ws.terminate();
       else {
         alive.set(ws, false);
@@ -169,7 +173,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
   return {
     upgrade,
     engines,
-    clients: () => [...sockets.clients, ...realtimeSockets.clients],
+    clients,
     stopPings: () => clearInterval(heartbeat),
     close() {
       sockets.close();

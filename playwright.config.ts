@@ -51,6 +51,8 @@ const webgpuArgs = [
 const storageSpecs = [/real-sizes\.spec/, /upload-stream\.spec/];
 const toolSpecs = [/install\.spec/, /agents\.spec/];
 const heavySpecs = [...storageSpecs, ...toolSpecs];
+/** The spec of the `firefox` project: it launches Firefox ESR itself, no Chromium page. */
+const firefoxSpec = /firefox\.spec/;
 
 /**
  * Engines in the specs run one ggml thread: two workers share two cores, and a second thread waits
@@ -128,8 +130,15 @@ export default defineConfig({
     {
       name: 'chromium',
       grepInvert: /@webgpu|@swiftshader/,
-      testIgnore: heavySpecs,
+      testIgnore: [...heavySpecs, firefoxSpec],
       use: chromium,
+    },
+    {
+      // Debian's Firefox ESR, which the spec drives itself (puppeteer-core over WebDriver BiDi); its
+      // WebGPU part needs lavapipe and the F16 fixture of the setup project.
+      name: 'firefox',
+      testMatch: firefoxSpec,
+      dependencies: ['webgpu-setup'],
     },
     {
       // Installs lavapipe and builds the layer (once per machine), and writes the WebGPU fixtures.
@@ -140,6 +149,7 @@ export default defineConfig({
       name: 'webgpu',
       grep: /@webgpu/,
       grepInvert: /@swiftshader/,
+      testIgnore: firefoxSpec,
       dependencies: ['webgpu-setup'],
       use: {
         browserName: 'chromium',

@@ -19,7 +19,7 @@ import {
 import { relative } from 'node:path';
 
 /** The Playwright projects of the `e2e` suite: all but the heavy specs (playwright.config.ts). */
-const lightProjects = ['chromium', 'webgpu-setup', 'webgpu', 'webgpu-swiftshader']
+const lightProjects = ['chromium', 'webgpu-setup', 'webgpu', 'webgpu-swiftshader', 'firefox']
   .map((name) => `--project ${name}`)
   .join(' ');
 

@@ -1,4 +1,5 @@
 import { toLmtabError } from '../errors/index.js';
+import { requestBody, requestWithBody } from '../streams/index.js';
 import type { RequestFrame, ResponseFrame } from './frames.js';
 
 /** A web-standard request handler: the API router in the engine host. */
@@ -7,18 +8,18 @@ export type FrameHandler = (
   options: { signal: AbortSignal },
 ) => Promise<Response>;
 
-/** Rebuilds a `Request` from a frame, its body still streaming; `origin` makes the URL absolute. */
+/**
+ * Rebuilds a `Request` from a frame, its body still streaming (in Firefox beside the request: read
+ * it with `requestBody`); `origin` makes the URL absolute.
+ */
 export function frameToRequest(frame: RequestFrame, origin: string, signal?: AbortSignal): Request {
   const hasBody = frame.body !== null && frame.method !== 'GET' && frame.method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = {
+  return requestWithBody(new URL(frame.url, origin), {
     method: frame.method,
     headers: frame.headers,
-    body: hasBody ? frame.body : undefined,
+    body: hasBody ? frame.body : null,
     signal,
-  };
-  // A stream body needs `duplex: 'half'` (the request is sent before its body is complete).
-  if (hasBody) init.duplex = 'half';
-  return new Request(new URL(frame.url, origin), init);
+  });
 }
 
 /** Turns a `Request` into a frame; its body stays a stream, to be transferred with the frame. */
@@ -31,7 +32,7 @@ export function requestToFrame(request: Request, id: string): RequestFrame {
     method: request.method,
     url: url.pathname + url.search,
     headers: [...request.headers],
-    body: hasBody ? request.body : null,
+    body: hasBody ? requestBody(request) : null,
   };
 }
 

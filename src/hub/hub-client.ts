@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import '../zod-jitless.js';
 import { LmtabError } from '../errors/index.js';
 import { describeText, networkError, statusError, type RequestContext } from './hub-errors.js';
 import { assertRepoId } from './repo-id.js';

@@ -9,3 +9,4 @@ export {
 } from './read-stream.js';
 export { createSseDecoder } from './sse-decoder.js';
 export type { SseEvent, StreamDecoder } from './sse-decoder.js';
+export { requestBody, requestStreamBodies, requestWithBody } from './request-body.js';

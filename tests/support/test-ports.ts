@@ -100,6 +100,10 @@ const basePorts = {
   relaySharedWeights: 21379,
   /** webgpu-app.spec.ts: the app's engine on WebGPU (lavapipe) serving the page and Node clients. */
   relayWebgpu: 21380,
+  /** firefox.spec.ts: the app in Firefox ESR on its CPU path, serving the page and the relay. */
+  relayFirefox: 21381,
+  /** firefox.spec.ts: the app in Firefox ESR on WebGPU (lavapipe). */
+  relayFirefoxGpu: 21382,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

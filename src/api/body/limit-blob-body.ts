@@ -1,5 +1,6 @@
 import { LmtabError } from '../../errors/index.js';
 import { describeBytes } from './describe-bytes.js';
+import { requestBody } from '../../streams/index.js';
 
 /** Options of {@link limitBlobBody}. */
 export interface LimitBlobBodyOptions {
@@ -24,12 +25,15 @@ export function limitBlobBody(
     );
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) {
-    void request.body?.cancel().catch(() => undefined);
+    void requestBody(request)
+      ?.cancel()
+      .catch(() => undefined);
     throw tooLarge(`the Content-Length header says ${describeBytes(Number(declared))}`);
   }
-  if (request.body === null) return new ReadableStream({ start: (c) => c.close() });
+  const body = requestBody(request);
+  if (body === null) return new ReadableStream({ start: (c) => c.close() });
   let total = 0;
-  return request.body.pipeThrough(
+  return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         total += chunk.byteLength;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import '../../zod-jitless.js';
 import { LmtabError } from '../../errors/index.js';
 import { describeValue } from './describe-value.js';
 

@@ -2,6 +2,7 @@ import { LmtabError } from '../../errors/index.js';
 import { describeBytes } from './describe-bytes.js';
 import { quote } from './describe-value.js';
 import { findTooDeep, maxJsonNesting } from './json-nesting.js';
+import { requestBody } from '../../streams/index.js';
 
 /** Options of {@link readJsonBody}. */
 export interface ReadJsonBodyOptions {
@@ -109,9 +110,10 @@ export async function readLimited(request: Request, maxBytes: number): Promise<U
         `the Content-Length header says ${describeBytes(Number(declared))}.`,
     );
   }
-  if (request.body === null) return new Uint8Array(0);
+  const body = requestBody(request);
+  if (body === null) return new Uint8Array(0);
   // Content-Length can be absent (chunked) or wrong, so the bytes themselves are counted too.
-  const reader = request.body.getReader();
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

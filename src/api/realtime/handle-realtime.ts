@@ -7,6 +7,7 @@ import { projectorModalities } from '../media/projector-modalities.js';
 import type { RouteContext } from '../pipeline/route-context.js';
 import { realtimeRate } from './realtime-audio.js';
 import { RealtimeSession } from './realtime-session.js';
+import { requestBody } from '../../streams/index.js';
 
 /** Most input audio a session buffers before a commit: ten minutes. */
 const maxBufferSeconds = 600;
@@ -26,7 +27,7 @@ export async function handleRealtime(context: RouteContext): Promise<Response> {
       { param: 'model' },
     );
   }
-  const body = context.request.body;
+  const body = requestBody(context.request);
   if (body === null) {
     throw new LmtabError(
       'invalid_request',

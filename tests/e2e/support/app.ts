@@ -93,8 +93,13 @@ export async function importModel(
   return id;
 }
 
+/** A page that runs a script: Playwright's, or puppeteer's (Firefox, support/firefox.ts). */
+export interface ScriptPage {
+  evaluate(script: string): Promise<unknown>;
+}
+
 /** Loads the bundled `openai` client into the page as `window.openai`. */
-export async function installOpenAi(page: Page): Promise<void> {
+export async function installOpenAi(page: ScriptPage): Promise<void> {
   // Evaluated rather than added as an inline <script>, which the app's CSP refuses.
   await page.evaluate(await bundleOpenAi());
 }

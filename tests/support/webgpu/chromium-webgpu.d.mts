@@ -23,3 +23,7 @@ export declare function chromiumWebgpuEnv(
   paths: ChromiumWebgpuPaths,
   base?: NodeJS.ProcessEnv,
 ): NodeJS.ProcessEnv;
+export declare function lavapipeEnv(
+  paths: Pick<ChromiumWebgpuPaths, 'icd' | 'libDir'>,
+  base?: NodeJS.ProcessEnv,
+): NodeJS.ProcessEnv;

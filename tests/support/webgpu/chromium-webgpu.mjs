@@ -108,16 +108,26 @@ export function ensureChromiumWebgpu(options = {}) {
 }
 
 /**
+ * Lavapipe as the only Vulkan driver, its libraries first: all Firefox needs (it takes lavapipe as
+ * it is, with its WebGPU prefs; tests/e2e/support/firefox.ts).
+ */
+export function lavapipeEnv(paths, base = process.env) {
+  return {
+    ...base,
+    VK_ICD_FILENAMES: paths.icd,
+    VK_DRIVER_FILES: paths.icd,
+    LD_LIBRARY_PATH: [paths.libDir, base.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+  };
+}
+
+/**
  * The browser process's environment (its GPU process inherits it, and Chromium's bundled Vulkan
  * loader reads it): lavapipe as the only ICD, its libraries first, the layer on, the CPU device
  * reported as a discrete GPU so that Dawn sorts it before SwiftShader.
  */
 export function chromiumWebgpuEnv(paths, base = process.env) {
   return {
-    ...base,
-    VK_ICD_FILENAMES: paths.icd,
-    VK_DRIVER_FILES: paths.icd,
-    LD_LIBRARY_PATH: [paths.libDir, base.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+    ...lavapipeEnv(paths, base),
     VK_LAYER_PATH: paths.layerDir,
     VK_INSTANCE_LAYERS: paths.layerName,
     SHIM_DISCRETE: '1',

@@ -8,6 +8,7 @@ import { blobRecordId, parseBlobDigest } from '../../pipeline/blob-digest.js';
 import { findBlob } from './find-blob.js';
 import { findProjector } from './find-projector.js';
 import { pruneUploads } from './prune-uploads.js';
+import { requestBody } from '../../../streams/index.js';
 
 /** Bytes read before deciding whether an upload is a vision projector (their headers are small). */
 const sniffBytes = 1024 * 1024;
@@ -26,7 +27,9 @@ export async function handleBlobUpload(context: RouteContext): Promise<Response>
   const known =
     (await findBlob(store, hex)) ?? (await findProjector(store, context.projectorUploads, hex));
   if (known !== undefined) {
-    void request.body?.cancel().catch(() => undefined);
+    void requestBody(request)
+      ?.cancel()
+      .catch(() => undefined);
     return new Response(null, { status: 200 });
   }
   const limited = limitBlobBody(request, { maxBytes: context.maxBlobBytes });

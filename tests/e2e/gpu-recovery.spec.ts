@@ -173,3 +173,117 @@ test("the GPU watch that runs in wllama's worker asks for high-performance and s
     expect.stringMatching(/^lmtab-gpu: device lost \(destroyed by the lmtab test hook\): /),
   ]);
 });
+
+/**
+ * Streams a long answer in `page` and, after its first chunk, has `crash` run (from Node): answers
+ * the stream's status and text once it ends.
+ */
+async function streamAndCrash(page: Page, model: string, crash: () => Promise<unknown>) {
+  const streamed = page.evaluate(async (model) => {
+    const response = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        stream: true,
+        max_tokens: 3000,
+        ignore_eos: true,
+        temperature: 0,
+        messages: [{ role: 'user', content: 'Write a very long story' }],
+      }),
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    (window as { firstChunk?: boolean }).firstChunk = true;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    return { status: response.status, text };
+  }, model);
+  await page.waitForFunction(() => (window as { firstChunk?: boolean }).firstChunk === true);
+  await page.evaluate(() => delete (window as { firstChunk?: boolean }).firstChunk);
+  await crash();
+  return streamed;
+}
+
+/** The last event of an SSE chat stream: the error event of a stream that failed. */
+function lastEvent(text: string) {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice('data: '.length)))
+    .at(-1);
+}
+
+test("a crash of Chromium's GPU process mid-answer ends it with gpu_device_lost; the request waiting behind it and the next run on WebGPU again without a reload, and where Chromium then withholds WebGPU, on the CPU saying why @webgpu", async ({
+  playwright,
+}, testInfo) => {
+  test.setTimeout(300_000);
+  // A browser of its own: after a crash or two, Chromium withholds WebGPU from the pages of that
+  // browser for a while, and the specs after this one need it.
+  const { launchOptions, baseURL, storageState } = testInfo.project.use;
+  const browser = await playwright.chromium.launch(launchOptions);
+  try {
+    const context = await browser.newContext({ baseURL, storageState });
+    const page = await context.newPage();
+    await openApp(page);
+    const model = await importModel(page, 'tiny-lfm2.gguf');
+    // A request for this model waits for the streaming one to end; it must survive the crash.
+    const other = await importModel(page, 'tiny-lfm2-f16-words.gguf');
+    expect((await chat(page, model)).status).toBe(200);
+    await expectOnGpu(page, model, { splits: 2 });
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    const cdp = await browser.newBrowserCDPSession();
+    const crashGpu = () => cdp.send('Browser.crashGpuProcess' as never);
+
+    let queued: ReturnType<typeof chat> | undefined;
+    const first = await streamAndCrash(page, model, async () => {
+      queued = chat(page, other);
+      await page.waitForTimeout(500);
+      await crashGpu();
+    });
+    expect(first.status).toBe(200);
+    expect(lastEvent(first.text).error).toMatchObject({
+      type: 'server_error',
+      code: 'gpu_device_lost',
+    });
+    const waited = await queued!;
+    expect(waited.status, JSON.stringify(waited.body)).toBe(200);
+    await expectOnGpu(page, other, { splits: 2 });
+    const after = await chat(page, model);
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    // A new instance of the engine, on WebGPU again: every layer there.
+    await expectOnGpu(page, model, { splits: 2 });
+    const engine = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+    testInfo.annotations.push({
+      type: 'after the first crash',
+      description: JSON.stringify(engine),
+    });
+
+    const second = await streamAndCrash(page, model, crashGpu);
+    expect(lastEvent(second.text).error).toMatchObject({ code: 'gpu_device_lost' });
+    const again = await chat(page, model);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const status = await page.evaluate(async () => (await fetch('/api/lmtab/engine')).json());
+    testInfo.annotations.push({
+      type: 'after the second crash',
+      description: JSON.stringify(status),
+    });
+    const loaded = status.loaded.find((m: { model: string }) => m.model === model);
+    // Chromium 156 withholds WebGPU from the page after a second crash within minutes (seen every
+    // time here): the model runs on the CPU and says why, never as a CPU load reported as WebGPU.
+    expect(loaded.info).toMatchObject({ backend: 'wasm', gpuLayers: 0 });
+    expect(loaded.info.fallbackReason).toMatch(
+      /^no WebGPU adapter is available since the GPU device was lost at .*reloading the tab/,
+    );
+    expect(navigations).toBe(0);
+  } finally {
+    await browser.close();
+  }
+});

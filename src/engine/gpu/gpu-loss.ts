@@ -2,6 +2,7 @@ import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { LmtabError } from '../../errors/index.js';
 import { gpuWatchPrefix, type BackendRecord } from './backend-record.js';
 import type { EngineInfo } from '../engine.js';
+import type { Capabilities } from './capability-probe.js';
 import { loseDeviceMessage } from './gpu-worker-prologue.js';
 
 /** A loaded wllama instance as the GPU loss code sees it. */
@@ -47,4 +48,21 @@ export function loseGpuDevice(target: GpuLossTarget): 'destroyed' | 'simulated' 
     `${gpuWatchPrefix} device lost (unknown): simulated by the lmtab test hook (this model has no GPU device)`,
   );
   return 'simulated';
+}
+
+/**
+ * Capabilities probed after a GPU loss, with the reason for a missing adapter saying what happened:
+ * Chromium gives a page no adapter for a while after its GPU process crashed twice within minutes
+ * (and none at all after a third, until the browser restarts). Unchanged when there is an adapter.
+ */
+export function withGpuLossReason(caps: Capabilities, loss: EngineInfo['gpuLost']): Capabilities {
+  if (caps.gpu || loss === undefined || caps.noAdapterReason === undefined) return caps;
+  const when = new Date(loss.at).toISOString();
+  return {
+    ...caps,
+    noAdapterReason:
+      `${caps.noAdapterReason} since the GPU device was lost at ${when} ("${loss.line}"): ` +
+      'Chromium withholds WebGPU from a page after repeated GPU crashes; reloading the tab, or ' +
+      'restarting the browser after a third crash, brings it back',
+  };
 }

@@ -1,7 +1,7 @@
 import { probeCapabilities, type Capabilities } from '../gpu/capability-probe.js';
 import type { Engine, EngineInfo, LoadedModel, LoadOptions } from '../engine.js';
 import type { BackendRecord } from '../gpu/backend-record.js';
-import { loseGpuDevice } from '../gpu/gpu-loss.js';
+import { loseGpuDevice, withGpuLossReason } from '../gpu/gpu-loss.js';
 import { createWllamaEmbedder } from './wllama-embed.js';
 import { planBackend } from '../gpu/plan-backend.js';
 import { createResidency, describeResident } from '../residency.js';
@@ -52,7 +52,7 @@ export function createWllamaEngine(options: WllamaEngineOptions): WllamaEngine {
   }
 
   async function plannedInfo(): Promise<EngineInfo> {
-    return planBackend(await capabilitiesOnce(), options, 'wllama');
+    return planBackend(withGpuLossReason(await capabilitiesOnce(), lastGpuLoss), options, 'wllama');
   }
 
   /** Why a model is about to load with a longer context than asked, by model id. */

@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
-import { openApp, openTab } from '../e2e/support/app.js';
+import { ensureChromiumWebgpu } from '../support/webgpu/chromium-webgpu.mjs';
+import { importModel, openApp, openTab } from '../e2e/support/app.js';
+import { expectOnGpu } from '../e2e/support/gpu-offload.js';
 import { featuredCard, repos, startE2eHub, useHub } from '../e2e/support/hub.js';
 
 /** Where the screenshots of docs/gui.md and the README live (kept in the repository). */
@@ -84,4 +86,26 @@ test('the four tabs, with models downloaded from the fake hub', async ({ page })
   } finally {
     await hub.close();
   }
+});
+
+test('the Developer tab with a model on WebGPU (lavapipe) @webgpu', async ({ page }) => {
+  ensureChromiumWebgpu();
+  await openApp(page);
+  const model = await importModel(page, 'tiny-lfm2.gguf');
+  const status = await page.evaluate(
+    (model) =>
+      fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 }),
+      }).then((response) => response.status),
+    model,
+  );
+  expect(status).toBe(200);
+  // The picture shows a model on the GPU, or it is not taken.
+  await expectOnGpu(page, model, { splits: 2 });
+  await openTab(page, 'Developer');
+  await expect(page.getByTestId('gpu-details')).toBeVisible();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: `${outDir}developer-webgpu.png`, fullPage: true });
 });

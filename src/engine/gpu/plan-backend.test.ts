@@ -29,6 +29,17 @@ describe('planBackend', () => {
     });
   });
 
+  it('runs on WebAssembly, saying why, on an adapter that failed the f16 check', () => {
+    const reason =
+      "WebGPU failed lmtab's f16 check: a compute shader gave [0, 0, 0, 0] where [1.5, 4.5, 9.5, 16.5] is right";
+    expect(planBackend({ ...gpu, f16CheckFailure: reason }, {}, 'wllama')).toMatchObject({
+      backend: 'wasm',
+      gpuLayers: 0,
+      fallbackReason: reason,
+      gpu: { adapter: 'nvidia ampere' },
+    });
+  });
+
   it('runs on WebAssembly when GPU layers are 0', () => {
     expect(planBackend(gpu, { gpuLayers: 0 }, 'wllama')).toMatchObject({
       backend: 'wasm',

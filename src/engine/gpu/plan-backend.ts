@@ -28,6 +28,8 @@ export function planBackend(
   else if (!base.gpu) fallbackReason = caps.noAdapterReason ?? 'no WebGPU adapter is available';
   // llama.cpp's WebGPU backend asks for shader-f16 and registers no device without it.
   else if (!caps.shaderF16) fallbackReason = shaderF16Reason(base.gpu);
+  // The adapter advertises shader-f16 but computed an f16 shader wrong (f16-check.ts).
+  else if (caps.f16CheckFailure) fallbackReason = caps.f16CheckFailure;
   if (fallbackReason) return { ...base, backend: 'wasm', gpuLayers: 0, fallbackReason };
   return {
     ...base,

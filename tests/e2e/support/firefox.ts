@@ -38,6 +38,25 @@ export function launchFirefox({ webgpu }: { webgpu: boolean }): Promise<Browser>
 }
 
 /**
+ * A new tab whose engine runs the specs' thread count (`LMTAB_THREADS`, 1: playwright.config.ts),
+ * as the Chromium specs' origins get it from their storage state: set before the app's scripts
+ * run, unless the page has settings of its own. Two ggml threads on two cores shared with another
+ * worker wait for a core at every op (a Firefox test took minutes so beside the WebGPU specs).
+ */
+export async function newFirefoxPage(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  const settings = JSON.stringify({ threads: Number(process.env.LMTAB_THREADS ?? 1) });
+  await page.evaluateOnNewDocument((settings) => {
+    // Not on about:blank, whose localStorage throws.
+    if (!location.protocol.startsWith('http')) return;
+    if (localStorage.getItem('lmtab.engine-settings') === null) {
+      localStorage.setItem('lmtab.engine-settings', settings);
+    }
+  }, settings);
+  return page;
+}
+
+/**
  * Opens `url` (the app) and waits until its service worker controls the page. Polled from here:
  * puppeteer's waitForFunction builds its poller with `new Function` in the page, which the app's
  * Content-Security-Policy refuses (an uncaught error in the page).

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,7 +31,10 @@ beforeEach(async () => {
   await writeFile(join(dir, 'cat.png'), png);
 });
 
-afterEach(() => harness.close());
+afterEach(async () => {
+  await harness.close();
+  await rm(dir, { recursive: true, force: true });
+});
 
 async function create(): Promise<void> {
   const context = harness.context({ cwd: dir });

@@ -1,12 +1,14 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadOrCreateSecret } from './relay-secret.js';
 
 describe('loadOrCreateSecret', () => {
   it('makes a 0600 file once, keeps it, and replaces one that holds anything else', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'lmtab-secret-')), 'home', 'relay-secret');
+    const dir = await mkdtemp(join(tmpdir(), 'lmtab-secret-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'home', 'relay-secret');
     const made = await loadOrCreateSecret(file);
     expect(made).toMatch(/^[0-9a-f]{64}$/);
     expect((await stat(file)).mode & 0o777).toBe(0o600);

@@ -18,6 +18,7 @@ import { createPulledBodies } from './exchange/pulled-bodies.js';
 import { newSecret } from './trust/relay-secret.js';
 import { createSocketUpgrades } from './front/socket-upgrades.js';
 import { isolationHeaders } from './front/static-files.js';
+import { RelayMetrics } from './front/relay-metrics.js';
 
 export type { EngineEvent, Relay, RelayOptions } from './relay-options.js';
 
@@ -62,6 +63,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     },
   });
   let requestCount = 0;
+  const metrics = new RelayMetrics();
   const context: RelayContext = {
     options,
     host,
@@ -89,6 +91,11 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
         auth: clientKeys.keys.length === 0 ? 'none' : clientKeys.required,
         queue: { waiting: stats.waiting, limit: stats.queueLimit },
       };
+    },
+    metrics,
+    logRequest: (entry) => {
+      metrics.record(entry);
+      options.onLog?.(entry);
     },
   };
 

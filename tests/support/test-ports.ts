@@ -104,6 +104,8 @@ const basePorts = {
   relayFirefox: 21381,
   /** firefox.spec.ts: the app in Firefox ESR on WebGPU (lavapipe). */
   relayFirefoxGpu: 21382,
+  /** relay-metrics.test.ts: `GET /metrics` of a relay with the real router behind the bridge. */
+  relayMetrics: 21383,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -11,9 +11,9 @@ import type { RelayContext } from './relay-context.js';
 import { isolationHeaders, serveStatic } from './static-files.js';
 
 /**
- * Answers one HTTP request: the `Host` checked first (DNS rebinding), then the page's session, the
- * bodies engine tabs fetch, `/health` and the API (CORS, the client key, then forwarded to a tab),
- * and the app's static files.
+ * Answers one HTTP request: the `Host` checked first (DNS rebinding), then the page's session,
+ * `/metrics`, the bodies engine tabs fetch, `/health` and the API (CORS, the client key, then
+ * forwarded to a tab), and the app's static files.
  */
 export async function handleRequest(
   context: RelayContext,
@@ -32,6 +32,7 @@ export async function handleRequest(
     return void response.end(`${wrongHost.message}\n`);
   }
   if (pathname === relaySessionPath) return answerSession(context, request, response);
+  if (pathname === '/metrics') return answerMetrics(context, request, response);
   if (bodies.serve(request, response)) return;
   if (api || pathname === '/health') {
     const cors = decideCors(request.headers, corsOrigins);
@@ -72,7 +73,7 @@ export async function handleRequest(
       id: context.nextRequestId(),
       headers,
       engineTimeoutMs: options.engineTimeoutMs,
-      onLog: options.onLog,
+      onLog: context.logRequest,
     });
   }
   if (await serveStatic(context.appDir, request, response)) return;
@@ -130,4 +131,40 @@ function answerSession(
   };
   response.writeHead(200, { ...headers, 'Content-Type': 'application/json' });
   response.end(JSON.stringify(session));
+}
+
+/**
+ * `GET /metrics`: the relay's metrics in Prometheus' text format, for a scraper. Under the API's
+ * key rules (a LAN client needs the key when keys are set); no CORS headers, so no page of
+ * another origin reads them.
+ */
+function answerMetrics(
+  context: RelayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const headers = { ...isolationHeaders, 'Cache-Control': 'no-store' };
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
+    return void response.end(`/metrics answers GET, not ${request.method ?? 'this method'}.\n`);
+  }
+  const unauthorized = checkClientKey(
+    request.headers,
+    request.socket.remoteAddress,
+    context.clientKeys,
+  );
+  if (unauthorized) {
+    response.writeHead(unauthorized.status, {
+      ...headers,
+      'WWW-Authenticate': 'Bearer',
+      'Content-Type': 'text/plain',
+    });
+    return void response.end(`${unauthorized.message}\n`);
+  }
+  const text = context.metrics.format(context.pool.stats());
+  response.writeHead(200, {
+    ...headers,
+    'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
+  });
+  response.end(request.method === 'HEAD' ? undefined : text);
 }

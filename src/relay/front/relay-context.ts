@@ -5,7 +5,9 @@ import type { ClientKeys } from '../trust/client-auth.js';
 import type { EnginePool } from '../exchange/engine-pool.js';
 import type { EngineSocket } from '../exchange/engine-socket.js';
 import type { PulledBodies } from '../exchange/pulled-bodies.js';
+import type { RelayLogEntry } from '../exchange/forward-request.js';
 import type { RelayOptions } from '../relay-options.js';
+import type { RelayMetrics } from './relay-metrics.js';
 
 /** What the relay's HTTP handler and its socket upgrades share (made once by `createRelay`). */
 export interface RelayContext {
@@ -29,4 +31,8 @@ export interface RelayContext {
   hostRefusal(request: IncomingMessage): LmtabError | undefined;
   /** The body of `/health`. */
   health(): RelayHealth;
+  /** What `GET /metrics` counts. */
+  metrics: RelayMetrics;
+  /** Told about each API request once it is over: counted, then the `onLog` option. */
+  logRequest(entry: RelayLogEntry): void;
 }

@@ -154,7 +154,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
         pool: context.pool,
         id,
         url: request.url ?? realtimePath,
-        onLog: context.options.onLog,
+        onLog: context.logRequest,
       });
     });
   }

@@ -1,0 +1,94 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { afterEach, describe, expect, it } from 'vitest';
+import { testPorts } from '../../../tests/support/test-ports.js';
+import { createRelay, type Relay, type RelayOptions } from '../create-relay.js';
+import { connectRouterEngine, type RouterEngine } from '../testing/router-engine.js';
+
+// `GET /metrics` of a real relay with the real router behind the real bridge, read back with a
+// Prometheus text-format parser from the npm registry.
+const secret = 'b'.repeat(64);
+let relay: Relay | undefined;
+let engine: RouterEngine | undefined;
+
+afterEach(async () => {
+  engine?.close();
+  await relay?.close();
+  relay = engine = undefined;
+});
+
+async function start(options: Partial<RelayOptions> = {}) {
+  relay = await createRelay({
+    appDir: '/nonexistent',
+    port: testPorts.relayMetrics,
+    version: 'test',
+    engineSecret: secret,
+    ...options,
+  });
+  return relay;
+}
+
+async function scrape(relay: Relay, headers: Record<string, string> = {}) {
+  const response = await fetch(`${relay.url}/metrics`, { headers });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    text: await response.text(),
+  };
+}
+
+/** The families by name, each sample's value by its labels (`engine=0`, `status=200`, ...). */
+function families(text: string) {
+  const byName = new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
+  const value = (name: string, labels: Record<string, string> = {}) => {
+    const family = byName.get(name);
+    const sample = family?.metrics.find((m) =>
+      Object.entries(labels).every(([key, wanted]) => m.labels?.[key] === wanted),
+    );
+    return sample?.value === undefined ? undefined : Number(sample.value);
+  };
+  return { byName, value };
+}
+
+describe('GET /metrics', () => {
+  it('counts engine tabs, their slots, the queue and every answered request, in Prometheus text', async () => {
+    const relay = await start();
+    engine = await connectRouterEngine(relay, secret);
+    expect((await fetch(`${relay.url}/v1/models`)).status).toBe(200);
+    const refused = await fetch(`${relay.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"model":',
+    });
+    expect(refused.status).toBe(400);
+
+    const scraped = await scrape(relay);
+    expect(scraped.status).toBe(200);
+    expect(scraped.type).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const { byName, value } = families(scraped.text);
+    expect(value('lmtab_engines')).toBe(1);
+    expect(value('lmtab_engine_slots', { engine: '0' })).toBe(relay.stats().engines[0]!.capacity);
+    expect(value('lmtab_engine_slots_in_use', { engine: '0' })).toBe(0);
+    expect(value('lmtab_engine_requests_total', { engine: '0' })).toBe(2);
+    expect(value('lmtab_requests_waiting')).toBe(0);
+    expect(value('lmtab_requests_running')).toBe(0);
+    expect(value('lmtab_requests_total', { status: '200' })).toBe(1);
+    expect(value('lmtab_requests_total', { status: '400' })).toBe(1);
+    const durations = byName.get('lmtab_request_duration_seconds');
+    expect(durations?.type).toBe('HISTOGRAM');
+    expect(durations?.metrics[0]?.count).toBe('2');
+    expect(durations?.metrics[0]?.buckets?.['300']).toBe('2');
+    for (const family of byName.values()) expect(family.help.length).toBeGreaterThan(10);
+  });
+
+  it('is under the API key rules, and answers only GET', async () => {
+    const relay = await start({ clientKeys: { keys: ['k'.repeat(32)], required: 'everyone' } });
+    const refused = await scrape(relay);
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('This relay needs an API key');
+    const allowed = await scrape(relay, { Authorization: `Bearer ${'k'.repeat(32)}` });
+    expect(allowed.status).toBe(200);
+    expect(families(allowed.text).value('lmtab_engines')).toBe(0);
+    const posted = await fetch(`${relay.url}/metrics`, { method: 'POST' });
+    expect(posted.status).toBe(405);
+  });
+});

@@ -1,0 +1,123 @@
+import type { EnginePoolStats } from '../exchange/engine-pool.js';
+import type { RelayLogEntry } from '../exchange/forward-request.js';
+
+/** Upper bounds (seconds) of the request-duration histogram's buckets. */
+const durationBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** One metric family in Prometheus' text format: its help, type and samples. */
+interface Family {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter' | 'histogram';
+  samples: { suffix?: string; labels?: Record<string, string>; value: number }[];
+}
+
+const escapeLabel = (value: string) =>
+  value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+
+function formatFamily({ name, help, type, samples }: Family): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
+  for (const { suffix = '', labels, value } of samples) {
+    const pairs = Object.entries(labels ?? {}).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+    lines.push(`${name}${suffix}${pairs.length > 0 ? `{${pairs.join(',')}}` : ''} ${value}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The relay's metrics for `GET /metrics`, in Prometheus' text format (0.0.4): its engine tabs and
+ * their slots, the queue, and every API request it answered (by status, and how long it took).
+ * `lmtab_requests_waiting` and `lmtab_requests_running` are the Gateway API Inference Extension's
+ * TotalQueuedRequests and TotalRunningRequests (gauges of the same meaning: an endpoint picker is
+ * told their names). Counted since the relay started.
+ */
+export class RelayMetrics {
+  private readonly requests = new Map<string, number>();
+  private readonly buckets = durationBuckets.map(() => 0);
+  private count = 0;
+  private sumSeconds = 0;
+
+  /** Counts one answered API request (the request log's entry). */
+  record(entry: RelayLogEntry): void {
+    const status = entry.status === undefined ? 'none' : String(entry.status);
+    this.requests.set(status, (this.requests.get(status) ?? 0) + 1);
+    const seconds = entry.durationMs / 1000;
+    durationBuckets.forEach((bound, index) => {
+      if (seconds <= bound) this.buckets[index]! += 1;
+    });
+    this.count += 1;
+    this.sumSeconds += seconds;
+  }
+
+  /** The text of `GET /metrics` for the pool as it is now. */
+  format(stats: EnginePoolStats): string {
+    const engine = (index: number) => ({ engine: String(index) });
+    const running = stats.engines.reduce((sum, e) => sum + e.active, 0);
+    const families: Family[] = [
+      {
+        name: 'lmtab_engines',
+        help: 'Engine tabs connected to the relay.',
+        type: 'gauge',
+        samples: [{ value: stats.engines.length }],
+      },
+      {
+        name: 'lmtab_requests_waiting',
+        help: 'Requests waiting for a free slot of an engine tab (TotalQueuedRequests).',
+        type: 'gauge',
+        samples: [{ value: stats.waiting }],
+      },
+      {
+        name: 'lmtab_requests_running',
+        help: 'Requests an engine tab is answering now (TotalRunningRequests).',
+        type: 'gauge',
+        samples: [{ value: running }],
+      },
+      {
+        name: 'lmtab_queue_limit',
+        help: 'Requests the queue holds at most before it answers 503.',
+        type: 'gauge',
+        samples: [{ value: stats.queueLimit }],
+      },
+      {
+        name: 'lmtab_engine_slots',
+        help: 'Parallel slots of each engine tab (its requests at once).',
+        type: 'gauge',
+        samples: stats.engines.map((e, i) => ({ labels: engine(i), value: e.capacity })),
+      },
+      {
+        name: 'lmtab_engine_slots_in_use',
+        help: 'Slots of each engine tab that are answering a request.',
+        type: 'gauge',
+        samples: stats.engines.map((e, i) => ({ labels: engine(i), value: e.active })),
+      },
+      {
+        name: 'lmtab_engine_requests_total',
+        help: 'Requests each connected engine tab has been given.',
+        type: 'counter',
+        samples: stats.engines.map((e, i) => ({ labels: engine(i), value: e.served })),
+      },
+      {
+        name: 'lmtab_requests_total',
+        help: 'API requests the relay answered, by status ("none": the client went away first).',
+        type: 'counter',
+        samples: [...this.requests].map(([status, value]) => ({ labels: { status }, value })),
+      },
+      {
+        name: 'lmtab_request_duration_seconds',
+        help: 'Time from an API request to the end of its answer.',
+        type: 'histogram',
+        samples: [
+          ...durationBuckets.map((bound, index) => ({
+            suffix: '_bucket',
+            labels: { le: String(bound) },
+            value: this.buckets[index]!,
+          })),
+          { suffix: '_bucket', labels: { le: '+Inf' }, value: this.count },
+          { suffix: '_sum', value: this.sumSeconds },
+          { suffix: '_count', value: this.count },
+        ],
+      },
+    ];
+    return `${families.map(formatFamily).join('\n')}\n`;
+  }
+}

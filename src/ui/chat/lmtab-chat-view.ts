@@ -1,21 +1,18 @@
 import { LitElement, html, nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ModelRecord, ProjectorMedia } from '../../store/index.js';
-import type { AnswerSoFar } from './apply-chat-chunk.js';
 import { chatViewStyles } from './chat-view-styles.js';
-import { buildChatRequest, settingsProblem, type ChatRequestBody } from './build-chat-request.js';
+import { settingsProblem } from './build-chat-request.js';
 import { defaultChatSettings, type ChatSettings } from './settings/chat-settings.js';
 import { controlStyles } from '../shared/control-styles.js';
-import type { ChatTurn, Conversation, TurnToolCall } from './conversation.js';
+import type { Conversation, TurnToolCall } from './conversation.js';
 import type { ConversationStore } from './conversation-store.js';
 import { Conversations } from './conversations.js';
+import { AnswerGenerator, type AnswerGeneratorHost } from './answer-generator.js';
 import { ResidentModels } from './resident-models.js';
 import { createApiClient, type ApiClient } from '../client/api-client.js';
-import { failureText } from '../client/failure-text.js';
 import { icons } from '../shared/icons.js';
 import type { LmtabChatComposer } from './lmtab-chat-composer.js';
-import type { ModelLoad } from './lmtab-model-picker.js';
-import { streamChatAnswer } from './stream-chat-answer.js';
 import { startTalk } from './voice/talk.js';
 import type { VoiceSession } from './voice/voice-session.js';
 import './lmtab-chat-composer.js';
@@ -40,27 +37,11 @@ const settingsOverlay = () => !(globalThis.matchMedia?.('(min-width: 1100px)').m
 /** Whether the chats list is a drawer (phones). */
 const chatsOverlay = () => globalThis.matchMedia?.('(max-width: 759px)').matches ?? false;
 
-/** The turn fields an answer so far fills (fresh objects, so the elements see the change). */
-function answerFields(answer: AnswerSoFar): Pick<ChatTurn, 'content' | 'reasoning' | 'toolCalls'> {
-  const calls = answer.toolCalls.filter((c) => c !== undefined).map((c) => ({ ...c }));
-  return {
-    content: answer.content,
-    ...(answer.reasoning === '' ? {} : { reasoning: answer.reasoning }),
-    ...(calls.length === 0 ? {} : { toolCalls: calls }),
-  };
-}
-
 /** The calls of the last answer that still wait for the person to type their results. */
 function pendingCalls(conversation: Conversation | undefined): TurnToolCall[] {
   const last = conversation?.turns.at(-1);
   if (last?.role !== 'assistant' || last.error !== undefined) return [];
   return (last.toolCalls ?? []).filter((c) => c.result === undefined);
-}
-
-function titleFrom(text: string): string {
-  const line = text.split('\n')[0]!.trim();
-  if (line === '') return 'Image';
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
 
 /**
@@ -77,7 +58,6 @@ export class LmtabChatView extends LitElement {
     model: { state: true },
     streamingId: { state: true },
     voice: { state: true },
-    load: { state: true },
     chatsOpen: { state: true },
     settingsOpen: { state: true },
     dragging: { state: true },
@@ -99,19 +79,18 @@ export class LmtabChatView extends LitElement {
   declare streamingId: string;
   /** The voice conversation in progress (the Talk button's), if any. */
   declare voice: VoiceSession | undefined;
-  declare load: ModelLoad | undefined;
   declare chatsOpen: boolean;
   declare settingsOpen: boolean;
   declare dragging: boolean;
   /** A problem outside any answer (saving, reading conversations). */
   declare notice: string;
-  private controller: AbortController | undefined;
-  private loadController: AbortController | undefined;
   private loadedStore: ConversationStore | undefined;
   /** The conversations and which one shows (saved in `conversations`). */
   private readonly chats = new Conversations(this, (message) => (this.notice = message));
   /** The models the engine holds, checked while the tab shows. */
   private readonly resident = new ResidentModels(this, () => this.api);
+  /** Typed turns and their streamed answers. */
+  private readonly answers = new AnswerGenerator(this.generatorHost());
   private stickToBottom = true;
   /** The conversation shown at the last render (a switch scrolls to its end). */
   private shownId = '';
@@ -146,6 +125,20 @@ export class LmtabChatView extends LitElement {
     return this.streamingId !== '' || this.voice !== undefined;
   }
 
+  /** What the answer generator reads and tells of this view. */
+  private generatorHost(): AnswerGeneratorHost {
+    return {
+      chats: this.chats,
+      api: () => this.api,
+      model: () => this.model,
+      busy: () => this.busy,
+      streaming: (turnId) => (this.streamingId = turnId),
+      notice: (message) => (this.notice = message),
+      followNewTurn: () => (this.stickToBottom = true),
+      answered: () => void this.resident.refresh(),
+    };
+  }
+
   override willUpdate(changed: Map<string, unknown>) {
     if (changed.has('models') && !this.models.some((m) => m.id === this.model)) {
       this.model = preferredModel(this.models);
@@ -176,7 +169,7 @@ export class LmtabChatView extends LitElement {
   }
 
   private async deleteConversation(id: string) {
-    if (this.streamingId && this.current?.id === id) this.controller?.abort();
+    if (this.streamingId && this.current?.id === id) this.answers.stop();
     if (await this.chats.remove(id)) this.focusComposer();
   }
 
@@ -208,78 +201,6 @@ export class LmtabChatView extends LitElement {
     );
   }
 
-  private async loadModel(model: string) {
-    this.loadController?.abort();
-    const controller = new AbortController();
-    this.loadController = controller;
-    const startedAt = performance.now();
-    this.load = { model, phase: 'loading', startedAt };
-    try {
-      await this.api.loadModel(model, { signal: controller.signal });
-      const ms = performance.now() - startedAt;
-      await this.resident.refresh();
-      if (this.loadController === controller) this.load = { model, phase: 'loaded', startedAt, ms };
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      this.load = {
-        model,
-        phase: 'error',
-        startedAt,
-        error: `Loading ${model} failed: ${failureText(error)}`,
-      };
-    }
-  }
-
-  private async ejectModel(model: string) {
-    try {
-      await this.api.unloadModel(model);
-      this.load = undefined;
-    } catch (error) {
-      this.notice = `${model} could not be unloaded: ${failureText(error)}`;
-    }
-    await this.resident.refresh();
-  }
-
-  private send(text: string, images: string[], audio: string[]) {
-    const conversation = this.current;
-    if (!conversation || !this.model || this.busy) return;
-    const turn: ChatTurn = { id: crypto.randomUUID(), role: 'user', content: text };
-    if (images.length > 0) turn.images = images;
-    if (audio.length > 0) turn.audio = audio;
-    const first = !conversation.renamed && conversation.turns.length === 0;
-    this.stickToBottom = true;
-    this.chats.patch(conversation.id, (c) => ({
-      ...c,
-      title: first ? titleFrom(text) : c.title,
-      updatedAt: Date.now(),
-      turns: [...c.turns, turn],
-    }));
-    void this.generate(conversation.id);
-  }
-
-  private regenerate() {
-    const conversation = this.current;
-    if (!conversation || this.busy || !this.model) return;
-    const last = conversation.turns.at(-1);
-    if (last?.role !== 'assistant') return;
-    this.chats.patch(conversation.id, (c) => ({ ...c, turns: c.turns.slice(0, -1) }), false);
-    void this.generate(conversation.id);
-  }
-
-  /** Gives the last answer's calls their results (in order) and asks for the next answer. */
-  private sendToolResults(results: string[]) {
-    const conversation = this.current;
-    const last = conversation?.turns.at(-1);
-    if (!conversation || !last || this.busy || !this.model) return;
-    let next = 0;
-    const toolCalls = (last.toolCalls ?? []).map((c) =>
-      c.result === undefined && next < results.length ? { ...c, result: results[next++] } : c,
-    );
-    this.stickToBottom = true;
-    this.chats.patchTurn(conversation.id, last.id, { toolCalls }, true);
-    void this.generate(conversation.id);
-  }
-
   /**
    * Starts a spoken conversation with the model (or ends the one in progress): each turn the
    * engine detects is added with its audio and, once written down, its transcript; each answer
@@ -301,59 +222,6 @@ export class LmtabChatView extends LitElement {
         this.streamingId = '';
       },
     });
-  }
-
-  /** Streams the next answer of a conversation from `/v1/chat/completions`. */
-  private async generate(conversationId: string) {
-    const conversation = this.chats.list.find((c) => c.id === conversationId);
-    if (!conversation) return;
-    const model = this.model;
-    const settings: ChatSettings = { ...defaultChatSettings, ...conversation.settings };
-    let body: ChatRequestBody;
-    try {
-      body = buildChatRequest(model, settings, conversation.turns);
-    } catch (error) {
-      this.notice = failureText(error);
-      return;
-    }
-    const answer: ChatTurn = { id: crypto.randomUUID(), role: 'assistant', content: '', model };
-    if (body.response_format !== undefined) answer.json = true;
-    this.chats.append(conversationId, answer);
-    this.streamingId = answer.id;
-    const controller = new AbortController();
-    this.controller = controller;
-    let frame = 0;
-    const streamed = await streamChatAnswer(body, {
-      api: this.api,
-      signal: controller.signal,
-      onPiece: (so) => {
-        // One render per frame however fast tokens come: the engine needs the CPU more.
-        if (frame !== 0) return;
-        frame = requestAnimationFrame(() => {
-          frame = 0;
-          this.chats.patchTurn(conversationId, answer.id, answerFields(so));
-        });
-      },
-    });
-    cancelAnimationFrame(frame);
-    const { error, stats } = streamed;
-    this.chats.patch(conversationId, (c) => ({
-      ...c,
-      updatedAt: Date.now(),
-      turns: c.turns.map((t) =>
-        t.id === answer.id
-          ? {
-              ...t,
-              ...answerFields(streamed.answer),
-              ...(stats ? { stats } : {}),
-              ...(error === undefined ? {} : { error }),
-            }
-          : t,
-      ),
-    }));
-    if (this.controller === controller) this.controller = undefined;
-    this.streamingId = '';
-    void this.resident.refresh();
   }
 
   private onDragOver(event: DragEvent) {
@@ -461,14 +329,17 @@ export class LmtabChatView extends LitElement {
           .media=${this.media}
           value=${this.model}
           ?resident=${this.resident.has(this.model)}
-          .load=${this.load}
+          .load=${this.resident.load}
           ?disabled=${this.busy}
           @model-change=${(e: CustomEvent<{ model: string }>) => {
             this.model = e.detail.model;
-            void this.loadModel(e.detail.model);
+            void this.resident.loadModel(e.detail.model);
           }}
-          @model-load=${(e: CustomEvent<{ model: string }>) => this.loadModel(e.detail.model)}
-          @model-eject=${(e: CustomEvent<{ model: string }>) => this.ejectModel(e.detail.model)}
+          @model-load=${(e: CustomEvent<{ model: string }>) => this.resident.loadModel(e.detail.model)}
+          @model-eject=${(e: CustomEvent<{ model: string }>) =>
+            void this.resident.ejectModel(e.detail.model).then((problem) => {
+              if (problem) this.notice = problem;
+            })}
         ></lmtab-model-picker>
         <button
           class="ghost icon"
@@ -498,7 +369,7 @@ export class LmtabChatView extends LitElement {
                 .calls=${pending}
                 ?disabled=${!this.model}
                 @tool-results=${(e: CustomEvent<{ results: string[] }>) =>
-                  this.sendToolResults(e.detail.results)}
+                  this.current && this.answers.sendToolResults(this.current, e.detail.results)}
               ></lmtab-tool-results>`
             : nothing
         }
@@ -511,11 +382,12 @@ export class LmtabChatView extends LitElement {
           ?audio-allowed=${record?.projector !== undefined}
           placeholder=${this.model ? `Send a message to ${this.model}` : 'Add a model first'}
           @send=${(e: CustomEvent<{ text: string; images: string[]; audio: string[] }>) =>
-            this.send(e.detail.text, e.detail.images, e.detail.audio)}
+            this.current &&
+            this.answers.send(this.current, e.detail.text, e.detail.images, e.detail.audio)}
           ?talking=${this.voice !== undefined}
           @talk=${() => this.toggleTalk()}
           @stop=${() => {
-            this.controller?.abort();
+            this.answers.stop();
             this.voice?.stop();
           }}
         ></lmtab-chat-composer>
@@ -586,7 +458,7 @@ export class LmtabChatView extends LitElement {
           class="log"
           role="log"
           aria-label="Chat transcript"
-          @regenerate=${() => this.regenerate()}
+          @regenerate=${() => this.current && this.answers.regenerate(this.current)}
           @scroll=${(e: Event) => {
             const log = e.target as HTMLElement;
             this.stickToBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 48;

@@ -268,7 +268,8 @@ export class LmtabMlcCatalog extends LitElement {
     return html`<section aria-label="WebGPU (MLC) models">
       <p class="note">
         Models compiled by MLC from web-llm's catalog; they run on this GPU
-        (${capabilities.adapter}) only.
+        (${capabilities.adapter}) only. Untested: lmtab's tests have never generated with one (no
+        MLC model can be had where they run), so treat their answers as unverified.
       </p>
       <ul aria-label="MLC models for this GPU">
         ${runnable.map((entry) => this.renderEntry(entry, features))}

@@ -23,7 +23,8 @@ function sourceText(record: ModelRecord): string {
   if (record.customization) return `custom, from ${record.customization.from}`;
   const { source } = record;
   if (source.kind === 'hub') return `${source.repo} (${source.quantization})`;
-  if (source.kind === 'mlc') return `WebGPU (MLC): ${source.catalogId}`;
+  // No MLC artifact can be had where lmtab is tested: its answers are unverified (docs/engine.md).
+  if (source.kind === 'mlc') return `WebGPU (MLC): ${source.catalogId}, untested by lmtab`;
   return `imported from ${source.fileName}`;
 }
 

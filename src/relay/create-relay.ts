@@ -97,6 +97,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       metrics.record(entry);
       options.onLog?.(entry);
     },
+    engineEvent: (event) => {
+      metrics.engineEvent(event.type);
+      options.onEngine?.(event);
+    },
   };
 
   // The answer each connection is writing, so that a parser error after its request does not

@@ -6,7 +6,7 @@ import type { EnginePool } from '../exchange/engine-pool.js';
 import type { EngineSocket } from '../exchange/engine-socket.js';
 import type { PulledBodies } from '../exchange/pulled-bodies.js';
 import type { RelayLogEntry } from '../exchange/forward-request.js';
-import type { RelayOptions } from '../relay-options.js';
+import type { EngineEvent, RelayOptions } from '../relay-options.js';
 import type { RelayMetrics } from './relay-metrics.js';
 
 /** What the relay's HTTP handler and its socket upgrades share (made once by `createRelay`). */
@@ -35,4 +35,6 @@ export interface RelayContext {
   metrics: RelayMetrics;
   /** Told about each API request once it is over: counted, then the `onLog` option. */
   logRequest(entry: RelayLogEntry): void;
+  /** Told when an engine tab joins or leaves: counted, then the `onEngine` option. */
+  engineEvent(event: EngineEvent): void;
 }

@@ -78,6 +78,15 @@ describe('GET /metrics', () => {
     expect(durations?.metrics[0]?.count).toBe('2');
     expect(durations?.metrics[0]?.buckets?.['300']).toBe('2');
     for (const family of byName.values()) expect(family.help.length).toBeGreaterThan(10);
+
+    // The tab goes away and comes back (a reload): counted both ways.
+    engine.close();
+    await expect.poll(() => relay.stats().engines.length).toBe(0);
+    engine = await connectRouterEngine(relay, secret);
+    const after = families((await scrape(relay)).text);
+    expect(after.value('lmtab_engine_events_total', { event: 'connected' })).toBe(2);
+    expect(after.value('lmtab_engine_events_total', { event: 'disconnected' })).toBe(1);
+    expect(after.value('lmtab_engines')).toBe(1);
   });
 
   it('is under the API key rules, and answers only GET', async () => {

@@ -36,6 +36,7 @@ export class RelayMetrics {
   private readonly buckets = durationBuckets.map(() => 0);
   private count = 0;
   private sumSeconds = 0;
+  private readonly engineEvents = { connected: 0, disconnected: 0 };
 
   /** Counts one answered API request (the request log's entry). */
   record(entry: RelayLogEntry): void {
@@ -47,6 +48,11 @@ export class RelayMetrics {
     });
     this.count += 1;
     this.sumSeconds += seconds;
+  }
+
+  /** Counts an engine tab that joined or left (a tab that reloads or crashes does both). */
+  engineEvent(type: 'connected' | 'disconnected'): void {
+    this.engineEvents[type] += 1;
   }
 
   /** The text of `GET /metrics` for the pool as it is now. */
@@ -95,6 +101,15 @@ export class RelayMetrics {
         help: 'Requests each connected engine tab has been given.',
         type: 'counter',
         samples: stats.engines.map((e, i) => ({ labels: engine(i), value: e.served })),
+      },
+      {
+        name: 'lmtab_engine_events_total',
+        help: 'Engine tabs that joined the relay, and that left it (a reload or a crash does both).',
+        type: 'counter',
+        samples: Object.entries(this.engineEvents).map(([event, value]) => ({
+          labels: { event },
+          value,
+        })),
       },
       {
         name: 'lmtab_requests_total',

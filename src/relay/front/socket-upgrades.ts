@@ -97,7 +97,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
           context.pool.add(engine, capacity);
           joined = true;
           const engines = context.pool.stats().engines.length;
-          context.options.onEngine?.({
+          context.engineEvent({
             type: 'connected',
             engines,
             capacity,
@@ -109,7 +109,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
           context.pool.remove(engine);
           engines.delete(engine);
           if (!joined) return;
-          context.options.onEngine?.({
+          context.engineEvent({
             type: 'disconnected',
             engines: context.pool.stats().engines.length,
           });

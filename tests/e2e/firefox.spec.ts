@@ -69,6 +69,48 @@ function serveRelay(page: Page, relay: Relay): Promise<void> {
   });
 }
 
+/** A relay and a Firefox tab of the app on it, with one model stored through the tab. */
+interface FirefoxTab {
+  relay: Relay;
+  browser: Browser;
+  page: Page;
+  /** The tab's console errors and uncaught exceptions. */
+  problems: string[];
+}
+
+/**
+ * Starts a relay on `port` and Firefox (on WebGPU or as a person has it), opens the app from the
+ * relay, stores `model` through its service worker, optionally serves the relay from the tab (one
+ * model load for both ways), and gives the page the openai SDK.
+ */
+async function openFirefoxTab(
+  port: number,
+  model: string,
+  options: { webgpu: boolean; serve: boolean },
+): Promise<FirefoxTab> {
+  const relay = await startRelay(port);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchFirefox({ webgpu: options.webgpu });
+    const page = await newFirefoxPage(browser);
+    const problems = firefoxProblems(page);
+    await openFirefoxApp(page, relay.appUrl());
+    await createFromFixture(page, `${model}.gguf`);
+    if (options.serve) await serveRelay(page, relay);
+    await installOpenAi(page);
+    return { relay, browser, page, problems };
+  } catch (error) {
+    await browser?.close();
+    await relay.close();
+    throw error;
+  }
+}
+
+async function closeFirefoxTab(tab: FirefoxTab | undefined): Promise<void> {
+  await tab?.browser.close();
+  await tab?.relay.close();
+}
+
 /** Node's openai and ollama clients through the relay; answers what each said. */
 async function askThroughRelay(relay: Relay, model: string): Promise<string[]> {
   const openai = await test.step('Node openai through the relay', () =>
@@ -87,28 +129,17 @@ async function askThroughRelay(relay: Relay, model: string): Promise<string[]> {
 test.describe('the app in Firefox ESR on the CPU', () => {
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
   const model = 'tiny-lfm2';
-  let relay: Relay;
-  let browser: Browser;
-  let page: Page;
-  let problems: string[];
+  let tab: FirefoxTab;
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
-    relay = await startRelay(testPorts.relayFirefox);
-    browser = await launchFirefox({ webgpu: false });
-    page = await newFirefoxPage(browser);
-    problems = firefoxProblems(page);
-    await openFirefoxApp(page, relay.appUrl());
-    await createFromFixture(page, `${model}.gguf`);
-    await installOpenAi(page);
+    tab = await openFirefoxTab(testPorts.relayFirefox, model, { webgpu: false, serve: false });
   });
 
-  test.afterAll(async () => {
-    await browser?.close();
-    await relay?.close();
-  });
+  test.afterAll(() => closeFirefoxTab(tab));
 
   test("runs lmtab's CPU build and answers through its service worker: JSON, SSE and the openai SDK", async () => {
+    const { page, problems } = tab;
     const json = await chatInPage(page, model);
     expect(json.status, json.text).toBe(200);
     const body = JSON.parse(json.text) as {
@@ -151,6 +182,7 @@ test.describe('the app in Firefox ESR on the CPU', () => {
   });
 
   test("a Firefox tab serves the relay: Node's openai and ollama clients are answered by its engine", async () => {
+    const { page, relay, problems } = tab;
     await serveRelay(page, relay);
     const answers = await askThroughRelay(relay, model);
     expect(answers.every((text) => typeof text === 'string')).toBe(true);
@@ -163,30 +195,18 @@ test.describe('the app in Firefox ESR on WebGPU (lavapipe)', () => {
   test.describe.configure({ mode: 'serial', timeout: 180_000 });
   /** The tiny F16 model with a vocabulary of words (written by webgpu.setup.ts). */
   const model = 'tiny-lfm2-f16-words';
-  let relay: Relay;
-  let browser: Browser;
-  let page: Page;
-  let problems: string[];
+  let tab: FirefoxTab;
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
-    relay = await startRelay(testPorts.relayFirefoxGpu);
-    browser = await launchFirefox({ webgpu: true });
-    page = await newFirefoxPage(browser);
-    problems = firefoxProblems(page);
-    await openFirefoxApp(page, relay.appUrl());
-    await createFromFixture(page, `${model}.gguf`);
     // The tab serves the relay from the start: one load on lavapipe (about 20 s) for both ways.
-    await serveRelay(page, relay);
-    await installOpenAi(page);
+    tab = await openFirefoxTab(testPorts.relayFirefoxGpu, model, { webgpu: true, serve: true });
   });
 
-  test.afterAll(async () => {
-    await browser?.close();
-    await relay?.close();
-  });
+  test.afterAll(() => closeFirefoxTab(tab));
 
   test('loads every layer on WebGPU, and answers in the page and through the relay', async () => {
+    const { page, relay, problems } = tab;
     const request: OpenAI.ChatCompletionCreateParamsNonStreaming = {
       model,
       messages: greeting,

@@ -5,12 +5,11 @@ import { importModel, openApp, openTab } from './support/app.js';
 import { expectOnGpu } from './support/gpu-offload.js';
 
 /**
- * Streams a long answer, loses the GPU device of the engine's model after its first chunk (the test
- * hook of worker-main.ts: a real `GPUDevice.destroy()` where the model runs on WebGPU, as here on
- * lavapipe; the GPU watch's loss line where it has no device), and reads the stream to its end.
+ * Streams a long answer in `page` and, after its first chunk, runs `act` (from Node): answers the
+ * stream's status and text once it ends, and what `act` gave.
  */
-function streamAndLoseDevice(page: Page, model: string) {
-  return page.evaluate(async (model) => {
+async function streamAnd<T>(page: Page, model: string, act: () => Promise<T>) {
+  const streamed = page.evaluate(async (model) => {
     const response = await fetch('/v1/chat/completions', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -26,19 +25,43 @@ function streamAndLoseDevice(page: Page, model: string) {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = decoder.decode((await reader.read()).value);
-    const channel = new BroadcastChannel('lmtab-test-hooks');
-    const hook = new Promise<string>((resolve) => {
-      channel.onmessage = (event) => resolve(event.data.result);
-    });
-    channel.postMessage({ type: 'lose-gpu-device' });
-    const result = await hook;
+    (window as { firstChunk?: boolean }).firstChunk = true;
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
       text += decoder.decode(value);
     }
-    return { status: response.status, result, text };
+    return { status: response.status, text };
   }, model);
+  await page.waitForFunction(() => (window as { firstChunk?: boolean }).firstChunk === true);
+  await page.evaluate(() => delete (window as { firstChunk?: boolean }).firstChunk);
+  const result = await act();
+  return { ...(await streamed), result };
+}
+
+/**
+ * Loses the GPU device of the engine's model (the test hook of worker-main.ts: a real
+ * `GPUDevice.destroy()` where the model runs on WebGPU, as here on lavapipe; the GPU watch's loss
+ * line where it has no device); answers what the hook did.
+ */
+function loseDevice(page: Page): Promise<string> {
+  return page.evaluate(
+    () =>
+      new Promise<string>((resolve) => {
+        const channel = new BroadcastChannel('lmtab-test-hooks');
+        channel.onmessage = (event) => resolve(event.data.result);
+        channel.postMessage({ type: 'lose-gpu-device' });
+      }),
+  );
+}
+
+/** The last event of an SSE chat stream: the error event of a stream that failed. */
+function lastEvent(text: string) {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice('data: '.length)))
+    .at(-1);
 }
 
 const chat = (page: Page, model: string) =>
@@ -104,15 +127,11 @@ test('a GPU device lost mid-answer ends that answer with gpu_device_lost, and th
   page.on('framenavigated', (frame) => {
     if (frame === page.mainFrame()) navigations += 1;
   });
-  const lost = await streamAndLoseDevice(page, model);
+  const lost = await streamAnd(page, model, () => loseDevice(page));
   test.info().annotations.push({ type: 'hook', description: lost.result });
   expect(lost.result).toBe('destroyed');
   expect(lost.status).toBe(200);
-  const events = lost.text
-    .split('\n')
-    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
-    .map((line) => JSON.parse(line.slice('data: '.length)));
-  const failure = events.at(-1);
+  const failure = lastEvent(lost.text);
   expect(failure.error).toMatchObject({ type: 'server_error', code: 'gpu_device_lost' });
   expect(failure.error.message).toMatch(
     /^The GPU device was lost while tiny-lfm2 was generating .*The model was unloaded; the next request loads it again, on WebGPU if an adapter is available again and on the CPU otherwise\.$/,
@@ -174,50 +193,6 @@ test("the GPU watch that runs in wllama's worker asks for high-performance and s
   ]);
 });
 
-/**
- * Streams a long answer in `page` and, after its first chunk, has `crash` run (from Node): answers
- * the stream's status and text once it ends.
- */
-async function streamAndCrash(page: Page, model: string, crash: () => Promise<unknown>) {
-  const streamed = page.evaluate(async (model) => {
-    const response = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        model,
-        stream: true,
-        max_tokens: 3000,
-        ignore_eos: true,
-        temperature: 0,
-        messages: [{ role: 'user', content: 'Write a very long story' }],
-      }),
-    });
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = decoder.decode((await reader.read()).value);
-    (window as { firstChunk?: boolean }).firstChunk = true;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value);
-    }
-    return { status: response.status, text };
-  }, model);
-  await page.waitForFunction(() => (window as { firstChunk?: boolean }).firstChunk === true);
-  await page.evaluate(() => delete (window as { firstChunk?: boolean }).firstChunk);
-  await crash();
-  return streamed;
-}
-
-/** The last event of an SSE chat stream: the error event of a stream that failed. */
-function lastEvent(text: string) {
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
-    .map((line) => JSON.parse(line.slice('data: '.length)))
-    .at(-1);
-}
-
 test("a crash of Chromium's GPU process mid-answer ends it with gpu_device_lost; the request waiting behind it and the next run on WebGPU again without a reload, and where Chromium then withholds WebGPU, on the CPU saying why @webgpu", async ({
   playwright,
 }, testInfo) => {
@@ -243,7 +218,7 @@ test("a crash of Chromium's GPU process mid-answer ends it with gpu_device_lost;
     const crashGpu = () => cdp.send('Browser.crashGpuProcess' as never);
 
     let queued: ReturnType<typeof chat> | undefined;
-    const first = await streamAndCrash(page, model, async () => {
+    const first = await streamAnd(page, model, async () => {
       queued = chat(page, other);
       await page.waitForTimeout(500);
       await crashGpu();
@@ -266,7 +241,7 @@ test("a crash of Chromium's GPU process mid-answer ends it with gpu_device_lost;
       description: JSON.stringify(engine),
     });
 
-    const second = await streamAndCrash(page, model, crashGpu);
+    const second = await streamAnd(page, model, crashGpu);
     expect(lastEvent(second.text).error).toMatchObject({ code: 'gpu_device_lost' });
     const again = await chat(page, model);
     expect(again.status, JSON.stringify(again.body)).toBe(200);

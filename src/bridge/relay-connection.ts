@@ -1,26 +1,12 @@
-import { createFetchedBody, createInboundBody, type InboundBody } from './body-stream.js';
-import { tokenReaderFor } from '../api/wire.js';
+import { RelayRequests, type RelayRequestLog } from './relay-requests.js';
 import {
-  createAudioSecondsCounter,
-  createTokenCounter,
-  type AudioSecondsCounter,
-  type TokenCounter,
-} from './count-tokens.js';
-import type { AbortFrame, RequestFrame, ResponseFrame } from './frames.js';
-import { ModelNameSniffer } from './read-model-name.js';
-import { serveFrame } from './serve-frames.js';
-import {
-  decodeBodyPiece,
-  encodeBodyPiece,
   engineProtocol,
   engineSecretProtocolPrefix,
-  parseRelayFrame,
-  type CreditFrame,
   type HelloFrame,
   type SlotsFrame,
-  type SocketRequestFrame,
-  type TabToRelayFrame,
 } from './socket-frames.js';
+
+export type { RelayRequestLog } from './relay-requests.js';
 
 /**
  * Slots a tab announces before its engine holds a model: llama.cpp's `n_parallel` default, which
@@ -30,25 +16,6 @@ export const defaultEngineSlots = 4;
 
 /** The first reconnect delay, and the request body bytes a tab lets the relay send ahead. */
 export const relayConnectionDefaults = { retryMs: 1000, bodyWindow: 8 * 1024 * 1024 } as const;
-
-/** One request this tab served for the relay, for the Developer tab's log. */
-export interface RelayRequestLog {
-  /** Epoch milliseconds when the request reached the tab. */
-  time: number;
-  method: string;
-  path: string;
-  /** The `model` its JSON body named. */
-  model?: string;
-  /** The status answered; absent when it failed before a head or was aborted. */
-  status?: number;
-  /** Tokens generated, as the answer reported them (or its text events). */
-  tokens?: number;
-  /** Seconds of audio spoken, for an answer that is audio (`/v1/audio/speech`). */
-  audioSeconds?: number;
-  durationMs?: number;
-  /** Error code when it failed (`aborted` when the client went away). */
-  error?: string;
-}
 
 /** The connection's state: retrying after `disconnected`, for good after `closed`. */
 export type RelayState = 'connecting' | 'connected' | 'disconnected' | 'closed';
@@ -104,22 +71,6 @@ export interface RelayConnection {
   close(): void;
 }
 
-/** Largest body piece sent in one WebSocket message. */
-const maxPieceBytes = 1024 * 1024;
-
-interface Served {
-  frame: SocketRequestFrame;
-  /** The request's body as it arrives, while it does. */
-  body?: InboundBody;
-  /** What the log's model name is read from, until the body ends. */
-  sniffer?: ModelNameSniffer;
-  /** Stops the request once it is running. */
-  stop?: () => void;
-  log: RelayRequestLog;
-  tokens?: TokenCounter;
-  audio?: AudioSecondsCounter;
-}
-
 /**
  * Connects this tab to a relay as an engine: request frames arrive over a WebSocket, go to the
  * engine worker over a MessagePort (or through the service worker), and the response frames go
@@ -127,32 +78,20 @@ interface Served {
  */
 export function connectRelay(options: ConnectRelayOptions): RelayConnection {
   const retryMs = options.retryMs ?? relayConnectionDefaults.retryMs;
-  const fetchOverSw = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const origin = options.origin ?? location.origin;
   const emit = options.onEvent ?? (() => undefined);
   const bodyWindow = options.bodyWindow ?? relayConnectionDefaults.bodyWindow;
   let state: RelayState = 'connecting';
   let socket: WebSocket | undefined;
-  let port: MessagePort | undefined;
   let delay = retryMs;
   /** The slots the relay was last told. */
   let announced = defaultEngineSlots;
   let retry: ReturnType<typeof setTimeout> | undefined;
-  const served = new Map<string, Served>();
   /** The secret this socket joined with: the tab shows it to fetch a request's body. */
   let joinedWith = '';
 
   const setState = (next: RelayState, detail?: string) => {
     state = next;
     emit({ type: 'state', state: next, ...(detail === undefined ? {} : { detail }) });
-  };
-
-  const stopAll = () => {
-    for (const request of served.values()) {
-      request.body?.fail(new DOMException('The relay went away.', 'AbortError'));
-      request.stop?.();
-    }
-    served.clear();
   };
 
   /** The engine's slots, or undefined when it cannot tell (or the question fails). */
@@ -173,137 +112,18 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
     to.send(JSON.stringify({ type: 'slots', capacity: slots } satisfies SlotsFrame));
   };
 
-  /** Sends one response frame to the relay and notes it in the request's log entry. */
-  const reply = (to: WebSocket, request: Served, frame: ResponseFrame) => {
-    if (frame.type === 'data') {
-      request.tokens?.push(frame.chunk);
-      request.audio?.push(frame.chunk);
-      // The relay takes messages up to 16 MiB: bigger pieces go in parts.
-      for (let at = 0; at < frame.chunk.byteLength; at += maxPieceBytes) {
-        const part = frame.chunk.subarray(at, at + maxPieceBytes);
-        if (to.readyState === WebSocket.OPEN) to.send(encodeBodyPiece(frame.id, part));
-      }
-      return;
-    }
-    if (frame.type === 'head') {
-      request.log.status = frame.status;
-      const headers = new Headers(frame.headers);
-      request.tokens = createTokenCounter(
-        headers.get('content-type') ?? '',
-        tokenReaderFor(request.frame.url),
-      );
-      request.audio = createAudioSecondsCounter(headers);
-    }
-    if (to.readyState === WebSocket.OPEN) to.send(JSON.stringify(frame satisfies TabToRelayFrame));
-    if (frame.type === 'end' || frame.type === 'error') {
-      if (served.get(frame.id) !== request) return;
-      served.delete(frame.id);
-      const { log } = request;
-      log.durationMs = Date.now() - log.time;
-      log.tokens = request.tokens?.result();
-      if (request.audio !== undefined) log.audioSeconds = request.audio.result();
-      if (frame.type === 'error') log.error = frame.code;
-      emit({ type: 'request', entry: log });
+  const requests = new RelayRequests({
+    url: options.url,
+    origin: options.origin ?? location.origin,
+    bodyWindow,
+    connect: options.connect,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    secret: () => joinedWith,
+    onServed: (to, entry) => {
+      emit({ type: 'request', entry });
       void announceSlots(to);
-    }
-  };
-
-  /** Starts a request at once; its body, if any, streams to the engine as the pieces arrive. */
-  const run = (to: WebSocket, request: Served) => {
-    const { frame } = request;
-    const { id, method, url, headers } = frame;
-    if (frame.bodyUrl !== undefined) {
-      request.body = createFetchedBody({
-        // The relay's own origin: the one the socket went to (ws: becomes http:, wss: https:).
-        url: new URL(frame.bodyUrl, options.url.replace(/^ws/, 'http')),
-        secret: joinedWith,
-        onPiece: (chunk) => sniff(request, chunk),
-        onEnd: () => sniff(request, undefined),
-      });
-    } else if (frame.hasBody) {
-      request.body = createInboundBody({
-        window: bodyWindow,
-        grant: (bytes) => {
-          if (to.readyState !== WebSocket.OPEN || !served.has(id)) return;
-          to.send(JSON.stringify({ type: 'credit', id, bytes } satisfies CreditFrame));
-        },
-      });
-    }
-    const body = request.body?.stream ?? null;
-    const portFrame: RequestFrame = { type: 'request', id, method, url, headers, body };
-    port ??= options.connect();
-    if (port !== undefined) {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = (event: MessageEvent<ResponseFrame>) => {
-        reply(to, request, event.data);
-        if (event.data.type === 'end' || event.data.type === 'error') channel.port1.close();
-      };
-      request.stop = () => channel.port1.postMessage({ type: 'abort', id } satisfies AbortFrame);
-      port.postMessage(portFrame, [channel.port2, ...(body ? [body] : [])]);
-      return;
-    }
-    const controller = new AbortController();
-    request.stop = () => controller.abort();
-    void serveFrame(
-      portFrame,
-      (httpRequest, { signal }) => fetchOverSw(httpRequest, { signal }),
-      (response) => reply(to, request, response),
-      { origin, signal: controller.signal },
-    );
-  };
-
-  /** Notes a body piece for the log, and reads the model name once the body has ended. */
-  const sniff = (request: Served, chunk: Uint8Array | undefined) => {
-    const { sniffer } = request;
-    if (sniffer === undefined) return;
-    if (chunk !== undefined) return sniffer.push(chunk);
-    request.log.model = sniffer.name();
-    request.sniffer = undefined;
-  };
-
-  const onMessage = (to: WebSocket, data: unknown) => {
-    if (data instanceof ArrayBuffer) {
-      const piece = decodeBodyPiece(new Uint8Array(data));
-      const request = piece && served.get(piece.id);
-      if (!piece || !request?.body) return;
-      sniff(request, piece.chunk);
-      if (!request.body.push(piece.chunk)) {
-        // The relay sent past the window it was given: a broken relay, not a slow engine.
-        to.close(1008, 'request body sent past the granted window');
-      }
-      return;
-    }
-    const frame = typeof data === 'string' ? parseRelayFrame(data) : undefined;
-    if (frame === undefined) return;
-    if (frame.type === 'request') {
-      const url = new URL(frame.url, origin);
-      // A model named in the query (a Realtime session's) is known at once; a body's when it ends.
-      const named = url.searchParams.get('model') ?? '';
-      const request: Served = {
-        frame,
-        log: {
-          time: Date.now(),
-          method: frame.method,
-          path: url.pathname,
-          ...(named === '' ? {} : { model: named }),
-        },
-        ...(named === '' ? { sniffer: new ModelNameSniffer() } : {}),
-      };
-      served.set(frame.id, request);
-      run(to, request);
-    } else if (frame.type === 'end') {
-      const request = served.get(frame.id);
-      if (request === undefined) return;
-      sniff(request, undefined);
-      request.body?.end();
-    } else {
-      const request = served.get(frame.id);
-      if (request === undefined) return;
-      request.log.error = 'aborted';
-      request.body?.fail(new DOMException('The request was aborted by the client.', 'AbortError'));
-      request.stop?.();
-    }
-  };
+    },
+  });
 
   const retryLater = (detail: string) => {
     setState('disconnected', detail);
@@ -354,13 +174,12 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       setState('connected');
       void announceSlots(current);
     };
-    current.onmessage = (event: MessageEvent) => onMessage(current, event.data);
+    current.onmessage = (event: MessageEvent) => requests.receive(current, event.data);
     current.onclose = (event) => {
       if (socket !== current) return;
       // The relay is gone: its clients are too, so the work for them stops.
-      stopAll();
-      port?.close();
-      port = undefined;
+      requests.stopAll();
+      requests.closePort();
       if (state === 'closed') return;
       // A refused upgrade (wrong secret, wrong Host) looks like an unreachable relay to a page.
       const detail =
@@ -380,7 +199,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       if (state === 'closed') return;
       clearTimeout(retry);
       setState('closed');
-      stopAll();
+      requests.stopAll();
       socket?.close(1000, 'stopped by the tab');
     },
   };

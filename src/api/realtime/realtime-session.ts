@@ -1,7 +1,6 @@
 import { toolDefinitions } from '../tools/tool-definitions.js';
 import type { Engine, GenerateRequest } from '../../engine/index.js';
 import { LmtabError, errorTable, toLmtabError } from '../../errors/index.js';
-import { assertToolSchemas } from '../tools/assert-tool-schemas.js';
 import { newId } from '../encoders/new-id.js';
 import { parseWire } from '../body/parse-wire.js';
 import { toChatMessages, type StoredItem } from './conversation-messages.js';
@@ -12,14 +11,17 @@ import { runAnswer, type RealtimeItem, type ServerEvent } from './realtime-answe
 import {
   clientEventSchema,
   type ClientEvent,
-  type RealtimeFunctionTool,
-  type RealtimeToolChoice,
   type ResponseParams,
-  type ServerVad,
   type SessionUpdate,
-  type TranscriptionConfig,
 } from './realtime-events.js';
 import { decodePcm16, realtimeRate, VoiceActivity } from './realtime-audio.js';
+import {
+  applySessionUpdate,
+  checkTools,
+  describeSession,
+  initialSessionState,
+  type SessionState,
+} from './session-settings.js';
 
 export type { ServerEvent } from './realtime-answer.js';
 
@@ -35,29 +37,6 @@ export interface RealtimeSessionOptions {
   /** Most uncommitted input audio, in bytes of 16-bit PCM. */
   maxBufferBytes: number;
 }
-
-/** The session's settings, as `session.created` and `session.updated` show them. */
-interface SessionState {
-  instructions: string;
-  outputModalities: ['text'] | ['audio'];
-  maxOutputTokens: number | 'inf';
-  tools: RealtimeFunctionTool[];
-  toolChoice: RealtimeToolChoice;
-  turnDetection: (Required<Omit<ServerVad, 'idle_timeout_ms'>> & { idle_timeout_ms: null }) | null;
-  transcription: TranscriptionConfig;
-  voice: string | { id: string } | undefined;
-}
-
-/** OpenAI's default server VAD. */
-const defaultVad = {
-  type: 'server_vad' as const,
-  threshold: 0.5,
-  prefix_padding_ms: 300,
-  silence_duration_ms: 500,
-  create_response: true,
-  interrupt_response: true,
-  idle_timeout_ms: null,
-};
 
 /** Less input than this is not a turn (OpenAI's `input_audio_buffer_commit_empty`). */
 const minimumCommitMs = 100;
@@ -89,16 +68,7 @@ export class RealtimeSession {
     this.#options = options;
     this.#buffer = new InputAudioBuffer(options.maxBufferBytes);
     this.#items = new ConversationItems((event) => this.#emit(event));
-    this.#state = {
-      instructions: '',
-      outputModalities: options.media.speaks ? ['audio'] : ['text'],
-      maxOutputTokens: 'inf',
-      tools: [],
-      toolChoice: 'auto',
-      turnDetection: { ...defaultVad },
-      transcription: null,
-      voice: undefined,
-    };
+    this.#state = initialSessionState(options.media.speaks);
     this.#vad = this.#newVad();
   }
 
@@ -204,42 +174,12 @@ export class RealtimeSession {
   }
 
   #update(update: SessionUpdate): void {
-    const state = this.#state;
-    if (update.model !== undefined && update.model !== this.#options.model) {
-      throw new LmtabError(
-        'invalid_request',
-        `session.model: a session keeps the model it was opened with ("${this.#options.model}"), received "${update.model}"; open another session for another model.`,
-        { param: 'session.model' },
-      );
-    }
-    if (update.output_modalities?.[0] === 'audio' && !this.#options.media.speaks) {
-      throw new LmtabError(
-        'invalid_request',
-        `session.output_modalities: "${this.#options.model}" cannot speak (its projector has no audio generator); expected ["text"], received ["audio"].`,
-        { param: 'session.output_modalities' },
-      );
-    }
-    if (update.tools !== undefined || update.tool_choice !== undefined) {
-      checkTools(update.tools ?? state.tools, update.tool_choice ?? state.toolChoice, 'session');
-    }
-    if (update.instructions !== undefined) state.instructions = update.instructions;
-    if (update.output_modalities !== undefined) {
-      state.outputModalities = update.output_modalities as SessionState['outputModalities'];
-    }
-    if (update.max_output_tokens !== undefined) state.maxOutputTokens = update.max_output_tokens;
-    if (update.tools !== undefined) state.tools = update.tools;
-    if (update.tool_choice !== undefined) state.toolChoice = update.tool_choice;
-    const input = update.audio?.input;
-    if (input?.turn_detection !== undefined) {
-      state.turnDetection =
-        input.turn_detection === null
-          ? null
-          : { ...defaultVad, ...input.turn_detection, idle_timeout_ms: null };
-      this.#vad = this.#newVad();
-    }
-    if (input?.transcription !== undefined) state.transcription = input.transcription;
-    const voice = update.audio?.output?.voice;
-    if (voice !== undefined) state.voice = voice;
+    const detection = this.#state.turnDetection;
+    applySessionUpdate(this.#state, update, {
+      model: this.#options.model,
+      speaks: this.#options.media.speaks,
+    });
+    if (this.#state.turnDetection !== detection) this.#vad = this.#newVad();
   }
 
   #newVad(): VoiceActivity | undefined {
@@ -254,33 +194,7 @@ export class RealtimeSession {
   }
 
   #describe(): Record<string, unknown> {
-    const state = this.#state;
-    const format = { type: 'audio/pcm', rate: realtimeRate };
-    return {
-      type: 'realtime',
-      object: 'realtime.session',
-      id: this.id,
-      model: this.#options.model,
-      output_modalities: state.outputModalities,
-      instructions: state.instructions,
-      tools: state.tools,
-      tool_choice: state.toolChoice,
-      max_output_tokens: state.maxOutputTokens,
-      tracing: null,
-      truncation: 'auto',
-      prompt: null,
-      expires_at: 0,
-      audio: {
-        input: {
-          format,
-          transcription: state.transcription,
-          noise_reduction: null,
-          turn_detection: state.turnDetection,
-        },
-        output: { format, voice: state.voice ?? null, speed: 1 },
-      },
-      include: null,
-    };
+    return describeSession(this.id, this.#options.model, this.#state);
   }
 
   #append(samples: Int16Array): void {
@@ -497,37 +411,4 @@ export class RealtimeSession {
       },
     });
   }
-}
-
-/** Refuses tools whose schemas the engine cannot enforce when forced, and choices of no tool. */
-function checkTools(
-  tools: readonly RealtimeFunctionTool[],
-  choice: RealtimeToolChoice,
-  where: string,
-): void {
-  const names = tools.map((tool) => tool.name);
-  if (choice === 'required' && names.length === 0) {
-    throw new LmtabError(
-      'invalid_request',
-      `${where}.tool_choice: "required" needs at least one tool in tools, received none.`,
-      {
-        param: `${where}.tool_choice`,
-      },
-    );
-  }
-  if (typeof choice === 'object' && !names.includes(choice.name)) {
-    throw new LmtabError(
-      'invalid_request',
-      `${where}.tool_choice.name: expected one of the tools (${names.map((n) => JSON.stringify(n)).join(', ') || 'none given'}), received ${JSON.stringify(choice.name)}.`,
-      { param: `${where}.tool_choice.name` },
-    );
-  }
-  assertToolSchemas(
-    tools.map((tool, i) => ({
-      name: tool.name,
-      schema: tool.parameters,
-      param: `${where}.tools[${i}].parameters`,
-    })),
-    typeof choice === 'object' ? { name: choice.name } : choice,
-  );
 }

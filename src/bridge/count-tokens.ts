@@ -1,4 +1,5 @@
-// For the tab's request log only: how many tokens an answer carried, read from its own bytes.
+// For the request logs (the tab's, and the relay's metrics): how many tokens an answer carried,
+// read from its own bytes.
 import { tokenReaderFor } from '../api/wire.js';
 import type { TokenReader } from '../api/wire.js';
 import { createNdjsonDecoder, createSseDecoder } from '../streams/index.js';

@@ -4,8 +4,14 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { asLmtabError, describeBytes, errorResponse, streamErrorBytes } from '../../api/wire.js';
-import { ModelNameSniffer } from '../../bridge/wire.js';
+import {
+  asLmtabError,
+  describeBytes,
+  errorResponse,
+  streamErrorBytes,
+  tokenReaderFor,
+} from '../../api/wire.js';
+import { createTokenCounter, ModelNameSniffer, type TokenCounter } from '../../bridge/wire.js';
 import { LmtabError, toLmtabError } from '../../errors/index.js';
 import type { EnginePool } from './engine-pool.js';
 import type { EngineSocket } from './engine-socket.js';
@@ -25,6 +31,13 @@ export interface RelayLogEntry {
   /** The status answered; absent when the client went away first. */
   status?: number;
   durationMs: number;
+  /**
+   * Milliseconds to the first byte of the answer's body (for a stream, its first event: about the
+   * time to its first token); absent when no body came.
+   */
+  firstByteMs?: number;
+  /** Tokens the answer generated, as its usage reported (else its text events); absent if unknown. */
+  tokens?: number;
 }
 
 /** Options of {@link forwardRequest}. */
@@ -142,7 +155,11 @@ export async function forwardRequest(
   const sniffer = new ModelNameSniffer();
 
   let status: number | undefined;
-  const log = () =>
+  /** When the answer's first body byte came from the tab. */
+  let firstByteAt: number | undefined;
+  let tokens: TokenCounter | undefined;
+  const log = () => {
+    const generated = tokens?.result();
     options.onLog?.({
       time: started,
       method,
@@ -150,7 +167,10 @@ export async function forwardRequest(
       model: sniffer.empty ? undefined : sniffer.name(),
       status,
       durationMs: clock() - started,
+      ...(firstByteAt === undefined ? {} : { firstByteMs: firstByteAt - started }),
+      ...(generated === undefined ? {} : { tokens: generated }),
     });
+  };
   const answerError = async (error: LmtabError) => {
     if (response.headersSent || response.destroyed) return;
     status = error.status;
@@ -249,6 +269,7 @@ export async function forwardRequest(
         status = frame.status;
         const headers = frame.headers.filter(([name, value]) => allowedResponseHeader(name, value));
         contentType = headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+        tokens = createTokenCounter(contentType, tokenReaderFor(pathname));
         if (wholeAnswer(method, frame.status, contentType)) {
           state = 'holding';
           held = { status: frame.status, headers, body: [], bytes: 0 };
@@ -259,6 +280,8 @@ export async function forwardRequest(
       },
       data(chunk) {
         watch();
+        firstByteAt ??= clock();
+        tokens?.push(chunk);
         if (state === 'holding' && held !== undefined) {
           held.body.push(chunk);
           held.bytes += chunk.byteLength;

@@ -78,6 +78,9 @@ describe('GET /metrics', () => {
     expect(durations?.metrics[0]?.count).toBe('2');
     expect(durations?.metrics[0]?.buckets?.['300']).toBe('2');
     for (const family of byName.values()) expect(family.help.length).toBeGreaterThan(10);
+    // Both answers had a body: each has a first byte, and neither generated a token.
+    expect(byName.get('lmtab_time_to_first_byte_seconds')?.metrics[0]?.count).toBe('2');
+    expect(value('lmtab_generated_tokens_total')).toBe(0);
 
     // The tab goes away and comes back (a reload): counted both ways.
     engine.close();
@@ -87,6 +90,44 @@ describe('GET /metrics', () => {
     expect(after.value('lmtab_engine_events_total', { event: 'connected' })).toBe(2);
     expect(after.value('lmtab_engine_events_total', { event: 'disconnected' })).toBe(1);
     expect(after.value('lmtab_engines')).toBe(1);
+  });
+
+  it('counts the tokens answers generated, streamed or whole, as their usage says', async () => {
+    const relay = await start();
+    engine = await connectRouterEngine(relay, secret);
+    const ask = (stream: boolean) =>
+      fetch(`${relay.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          model: 'lfm2-350m',
+          messages: [{ role: 'user', content: 'Hi' }],
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+        }),
+      });
+    const whole = await ask(false);
+    expect(whole.status).toBe(200);
+    const wholeTokens = ((await whole.json()) as { usage: { completion_tokens: number } }).usage
+      .completion_tokens;
+    const streamed = await ask(true);
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    const events = (await streamed.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { usage?: { completion_tokens: number } });
+    const streamedTokens = events.find((event) => event.usage)?.usage?.completion_tokens;
+    expect(wholeTokens).toBeGreaterThan(0);
+    expect(streamedTokens).toBeGreaterThan(0);
+
+    // The relay logs a request once its answer has ended; the scrape may come a moment before.
+    await expect
+      .poll(async () => families((await scrape(relay)).text).value('lmtab_generated_tokens_total'))
+      .toBe(wholeTokens + streamedTokens!);
+    const { byName } = families((await scrape(relay)).text);
+    const firstBytes = byName.get('lmtab_time_to_first_byte_seconds');
+    expect(firstBytes?.type).toBe('HISTOGRAM');
+    expect(firstBytes?.metrics[0]?.count).toBe('2');
   });
 
   it('is under the API key rules, and answers only GET', async () => {

@@ -3,6 +3,8 @@ import type { RelayLogEntry } from '../exchange/forward-request.js';
 
 /** Upper bounds (seconds) of the request-duration histogram's buckets. */
 const durationBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Upper bounds (seconds) of the first-byte histogram's buckets. */
+const firstByteBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** One metric family in Prometheus' text format: its help, type and samples. */
 interface Family {
@@ -24,30 +26,60 @@ function formatFamily({ name, help, type, samples }: Family): string {
   return lines.join('\n');
 }
 
+/** A Prometheus histogram of seconds: counts per bucket, their sum and count. */
+class Histogram {
+  private readonly counts: number[];
+  private count = 0;
+  private sum = 0;
+
+  constructor(private readonly bounds: readonly number[]) {
+    this.counts = bounds.map(() => 0);
+  }
+
+  observe(seconds: number): void {
+    this.bounds.forEach((bound, index) => {
+      if (seconds <= bound) this.counts[index]! += 1;
+    });
+    this.count += 1;
+    this.sum += seconds;
+  }
+
+  samples(): Family['samples'] {
+    return [
+      ...this.bounds.map((bound, index) => ({
+        suffix: '_bucket',
+        labels: { le: String(bound) },
+        value: this.counts[index]!,
+      })),
+      { suffix: '_bucket', labels: { le: '+Inf' }, value: this.count },
+      { suffix: '_sum', value: this.sum },
+      { suffix: '_count', value: this.count },
+    ];
+  }
+}
+
 /**
  * The relay's metrics for `GET /metrics`, in Prometheus' text format (0.0.4): its engine tabs and
- * their slots, the queue, and every API request it answered (by status, and how long it took).
+ * their slots, the queue, and every API request it answered (by status, how long it took and how
+ * long its first byte took, and the tokens the answers generated).
  * `lmtab_requests_waiting` and `lmtab_requests_running` are the Gateway API Inference Extension's
  * TotalQueuedRequests and TotalRunningRequests (gauges of the same meaning: an endpoint picker is
  * told their names). Counted since the relay started.
  */
 export class RelayMetrics {
   private readonly requests = new Map<string, number>();
-  private readonly buckets = durationBuckets.map(() => 0);
-  private count = 0;
-  private sumSeconds = 0;
+  private readonly durations = new Histogram(durationBuckets);
+  private readonly firstBytes = new Histogram(firstByteBuckets);
+  private generated = 0;
   private readonly engineEvents = { connected: 0, disconnected: 0 };
 
   /** Counts one answered API request (the request log's entry). */
   record(entry: RelayLogEntry): void {
     const status = entry.status === undefined ? 'none' : String(entry.status);
     this.requests.set(status, (this.requests.get(status) ?? 0) + 1);
-    const seconds = entry.durationMs / 1000;
-    durationBuckets.forEach((bound, index) => {
-      if (seconds <= bound) this.buckets[index]! += 1;
-    });
-    this.count += 1;
-    this.sumSeconds += seconds;
+    this.durations.observe(entry.durationMs / 1000);
+    if (entry.firstByteMs !== undefined) this.firstBytes.observe(entry.firstByteMs / 1000);
+    this.generated += entry.tokens ?? 0;
   }
 
   /** Counts an engine tab that joined or left (a tab that reloads or crashes does both). */
@@ -121,16 +153,19 @@ export class RelayMetrics {
         name: 'lmtab_request_duration_seconds',
         help: 'Time from an API request to the end of its answer.',
         type: 'histogram',
-        samples: [
-          ...durationBuckets.map((bound, index) => ({
-            suffix: '_bucket',
-            labels: { le: String(bound) },
-            value: this.buckets[index]!,
-          })),
-          { suffix: '_bucket', labels: { le: '+Inf' }, value: this.count },
-          { suffix: '_sum', value: this.sumSeconds },
-          { suffix: '_count', value: this.count },
-        ],
+        samples: this.durations.samples(),
+      },
+      {
+        name: 'lmtab_time_to_first_byte_seconds',
+        help: "Time from an API request to the first byte of its answer's body (a stream's first event).",
+        type: 'histogram',
+        samples: this.firstBytes.samples(),
+      },
+      {
+        name: 'lmtab_generated_tokens_total',
+        help: 'Tokens the answers generated, as their usage reported (else their text events).',
+        type: 'counter',
+        samples: [{ value: this.generated }],
       },
     ];
     return `${families.map(formatFamily).join('\n')}\n`;

@@ -26,228 +26,277 @@ export function parseTemplateTree(
   source: TemplateSource,
   functions: KnownFunctions,
 ): TemplateNode[] {
-  const tokens = lexTemplate(source);
-  let index = 0;
-  // {{break}} and {{continue}} are parse errors outside a range, as in Go 1.18+.
-  let rangeDepth = 0;
-  // Variables in scope: Go checks uses at parse time, and a declaration lasts to the {{end}} of
-  // the control structure around it.
-  const vars = ['$'];
+  return new TemplateParser(source, functions).parse();
+}
 
-  const fail = (pos: number, message: string): never => {
-    throw source.error(pos, message);
-  };
-  const peek = (): Token => tokens[index] ?? eofToken();
-  const next = (): Token => tokens[index++] ?? eofToken();
-  const eofToken = (): Token => ({ type: 'eof', pos: source.text.length, value: '' });
-  const nextNonSpace = (): Token => {
-    let token = next();
-    while (token.type === 'space') token = next();
-    return token;
-  };
-  const peekNonSpace = (): Token => {
-    const at = index;
-    const token = nextNonSpace();
-    index = at;
-    return token;
-  };
-  const unexpected = (token: Token, context: string, expected: string): never =>
-    fail(token.pos, `unexpected ${describe(token)} in ${context}; expected ${expected}`);
-  const expectRightDelim = (context: string): Token => {
-    const token = nextNonSpace();
-    if (token.type !== 'rightDelim') unexpected(token, context, '"}}"');
-    return token;
-  };
+/** A recursive-descent parser over the lexer's tokens, as Go's text/template/parse reads them. */
+class TemplateParser {
+  private readonly tokens: Token[];
+  private index = 0;
+  /** {{break}} and {{continue}} are parse errors outside a range, as in Go 1.18+. */
+  private rangeDepth = 0;
+  /**
+   * Variables in scope: Go checks uses at parse time, and a declaration lasts to the {{end}} of the
+   * control structure around it.
+   */
+  private readonly vars = ['$'];
 
-  const root: TemplateNode[] = [];
-  while (peek().type !== 'eof') {
-    const node = textOrAction();
-    if (node.type === 'end' || node.type === 'else') {
-      fail(node.pos, `unexpected {{${node.type}}}; no {{if}}, {{with}} or {{range}} is open`);
-    } else {
-      root.push(node);
+  constructor(
+    private readonly source: TemplateSource,
+    private readonly functions: KnownFunctions,
+  ) {
+    this.tokens = lexTemplate(source);
+  }
+
+  parse(): TemplateNode[] {
+    const root: TemplateNode[] = [];
+    while (this.peek().type !== 'eof') {
+      const node = this.textOrAction();
+      if (node.type === 'end' || node.type === 'else') {
+        this.fail(
+          node.pos,
+          `unexpected {{${node.type}}}; no {{if}}, {{with}} or {{range}} is open`,
+        );
+      } else {
+        root.push(node);
+      }
     }
+    return root;
   }
-  return root;
 
-  function textOrAction(): TemplateNode | Marker {
-    const token = next();
+  private fail(pos: number, message: string): never {
+    throw this.source.error(pos, message);
+  }
+
+  private peek(): Token {
+    return this.tokens[this.index] ?? this.eofToken();
+  }
+
+  private next(): Token {
+    return this.tokens[this.index++] ?? this.eofToken();
+  }
+
+  private eofToken(): Token {
+    return { type: 'eof', pos: this.source.text.length, value: '' };
+  }
+
+  private nextNonSpace(): Token {
+    let token = this.next();
+    while (token.type === 'space') token = this.next();
+    return token;
+  }
+
+  private peekNonSpace(): Token {
+    const at = this.index;
+    const token = this.nextNonSpace();
+    this.index = at;
+    return token;
+  }
+
+  private unexpected(token: Token, context: string, expected: string): never {
+    return this.fail(
+      token.pos,
+      `unexpected ${describe(token)} in ${context}; expected ${expected}`,
+    );
+  }
+
+  private expectRightDelim(context: string): Token {
+    const token = this.nextNonSpace();
+    if (token.type !== 'rightDelim') this.unexpected(token, context, '"}}"');
+    return token;
+  }
+
+  private textOrAction(): TemplateNode | Marker {
+    const token = this.next();
     if (token.type === 'text') return { type: 'text', pos: token.pos, text: token.value };
-    if (token.type === 'leftDelim') return action();
-    return unexpected(token, 'input', 'text or "{{"');
+    if (token.type === 'leftDelim') return this.action();
+    return this.unexpected(token, 'input', 'text or "{{"');
   }
 
-  function itemList(context: Control, open: number): [TemplateNode[], Marker] {
+  private itemList(context: Control, open: number): [TemplateNode[], Marker] {
     const list: TemplateNode[] = [];
     for (;;) {
-      if (peek().type === 'eof') {
-        const at = source.position(open);
-        fail(
-          source.text.length,
+      if (this.peek().type === 'eof') {
+        const at = this.source.position(open);
+        this.fail(
+          this.source.text.length,
           `unexpected end of template; expected {{end}} to close the {{${context}}} at ${at}`,
         );
       }
-      const node = textOrAction();
+      const node = this.textOrAction();
       if (node.type === 'end' || node.type === 'else') return [list, node];
       list.push(node);
     }
   }
 
-  function action(): TemplateNode | Marker {
-    const token = nextNonSpace();
+  private action(): TemplateNode | Marker {
+    const token = this.nextNonSpace();
     if (token.type === 'keyword') {
       const word = token.value;
-      if (word === 'if' || word === 'with' || word === 'range') return control(word, token.pos);
+      if (word === 'if' || word === 'with' || word === 'range')
+        return this.control(word, token.pos);
       switch (word) {
         case 'end':
-          expectRightDelim('{{end}}');
+          this.expectRightDelim('{{end}}');
           return { type: 'end', pos: token.pos };
         case 'else': {
-          const following = peekNonSpace();
+          const following = this.peekNonSpace();
           // `{{else if ...}}` leaves the `if` pending for the enclosing control to parse.
           if (following.type !== 'keyword' || !['if', 'with'].includes(following.value)) {
-            expectRightDelim('{{else}}');
+            this.expectRightDelim('{{else}}');
           }
           return { type: 'else', pos: token.pos };
         }
         case 'break':
         case 'continue':
-          expectRightDelim(`{{${word}}}`);
-          if (rangeDepth === 0) fail(token.pos, `{{${word}}} outside {{range}}`);
+          this.expectRightDelim(`{{${word}}}`);
+          if (this.rangeDepth === 0) this.fail(token.pos, `{{${word}}} outside {{range}}`);
           return word === 'break'
             ? { type: 'break', pos: token.pos }
             : { type: 'continue', pos: token.pos };
         case 'define':
         case 'template':
         case 'block':
-          return fail(
+          return this.fail(
             token.pos,
             `{{${word}}} is not supported: lmtab renders one template without named sub-templates`,
           );
       }
     }
-    index--;
-    return { type: 'action', pos: token.pos, pipe: pipeline('command', 'rightDelim') };
+    this.index--;
+    return { type: 'action', pos: token.pos, pipe: this.pipeline('command', 'rightDelim') };
   }
 
-  function control(context: Control, pos: number): TemplateNode {
-    const mark = vars.length;
-    const pipe = pipeline(context, 'rightDelim');
-    if (context === 'range') rangeDepth++;
-    const [list, end] = itemList(context, pos);
-    if (context === 'range') rangeDepth--;
+  private control(context: Control, pos: number): TemplateNode {
+    const mark = this.vars.length;
+    const pipe = this.pipeline(context, 'rightDelim');
+    if (context === 'range') this.rangeDepth++;
+    const [list, end] = this.itemList(context, pos);
+    if (context === 'range') this.rangeDepth--;
     let elseList: TemplateNode[] | undefined;
     // {{else if}} nests an if in the else list; its {{end}} closes the whole chain, as in Go.
     if (end.type === 'else') {
-      const following = peekNonSpace();
+      const following = this.peekNonSpace();
       if (
         following.type === 'keyword' &&
         (following.value === 'if' || following.value === 'with')
       ) {
         if (following.value !== context) {
-          fail(
+          this.fail(
             following.pos,
             `{{else ${following.value}}} is only allowed in {{${following.value}}}`,
           );
         }
-        nextNonSpace();
-        elseList = [control(context, following.pos)];
+        this.nextNonSpace();
+        elseList = [this.control(context, following.pos)];
       } else {
-        const [list2, end2] = itemList(context, pos);
-        if (end2.type !== 'end') fail(end2.pos, `expected {{end}}; found a second {{else}}`);
+        const [list2, end2] = this.itemList(context, pos);
+        if (end2.type !== 'end') this.fail(end2.pos, `expected {{end}}; found a second {{else}}`);
         elseList = list2;
       }
     }
-    vars.length = mark;
+    this.vars.length = mark;
     const node = { pos, pipe, list, ...(elseList === undefined ? {} : { elseList }) };
     return { type: context, ...node };
   }
 
   // `$x := cmd | cmd`, `$x = cmd`, or in a range `$i, $e := cmd`. A variable followed by
-  // anything else is an operand, so the tokens are read again as commands.
-  function pipeline(context: string, end: TokenType): PipeNode {
-    const pos = peekNonSpace().pos;
+  // anything else is an operand, so the this.tokens are read again as commands.
+  private pipeline(context: string, end: TokenType): PipeNode {
+    const pos = this.peekNonSpace().pos;
     const pipe: PipeNode = { type: 'pipe', pos, decl: [], isAssign: false, cmds: [] };
     for (;;) {
-      const at = index;
-      const variable = nextNonSpace();
+      const at = this.index;
+      const variable = this.nextNonSpace();
       if (variable.type !== 'variable') {
-        index = at;
+        this.index = at;
         break;
       }
-      const operator = nextNonSpace();
+      const operator = this.nextNonSpace();
       if (operator.type === 'assign' || operator.type === 'declare') {
         pipe.isAssign = operator.type === 'assign';
-        if (pipe.isAssign && !vars.includes(variable.value)) {
-          fail(variable.pos, `undefined variable "${variable.value}"; declare it first with :=`);
+        if (pipe.isAssign && !this.vars.includes(variable.value)) {
+          this.fail(
+            variable.pos,
+            `undefined variable "${variable.value}"; declare it first with :=`,
+          );
         }
         pipe.decl.push(variable.value);
-        vars.push(variable.value);
+        this.vars.push(variable.value);
         break;
       }
       if (operator.type === 'char' && operator.value === ',') {
         pipe.decl.push(variable.value);
-        vars.push(variable.value);
+        this.vars.push(variable.value);
         if (context !== 'range' || pipe.decl.length > 1) {
-          fail(operator.pos, `too many declarations in ${context}`);
+          this.fail(operator.pos, `too many declarations in ${context}`);
         }
-        if (peekNonSpace().type !== 'variable') {
-          fail(operator.pos, 'range can only initialize variables; expected "$name" after ","');
+        if (this.peekNonSpace().type !== 'variable') {
+          this.fail(
+            operator.pos,
+            'range can only initialize variables; expected "$name" after ","',
+          );
         }
         continue;
       }
-      index = at;
+      this.index = at;
       break;
     }
     for (;;) {
-      const token = nextNonSpace();
+      const token = this.nextNonSpace();
       if (token.type === end) break;
-      if (token.type === 'char' && token.value === '/' && source.text[token.pos + 1] === '*') {
-        fail(token.pos, 'a comment must start right after "{{" or "{{- ", as in {{/* note */}}');
+      if (token.type === 'char' && token.value === '/' && this.source.text[token.pos + 1] === '*') {
+        this.fail(
+          token.pos,
+          'a comment must start right after "{{" or "{{- ", as in {{/* note */}}',
+        );
       }
       if (!isOperandStart(token)) {
-        unexpected(
+        this.unexpected(
           token,
           context,
           end === 'rightDelim' ? 'an operand or "}}"' : 'an operand or ")"',
         );
       }
-      index--;
-      pipe.cmds.push(command());
+      this.index--;
+      pipe.cmds.push(this.command());
     }
     // A later stage receives the previous result as its last argument, so it must be a call.
-    if (pipe.cmds.length === 0) fail(pos, `missing value for ${context}`);
+    if (pipe.cmds.length === 0) this.fail(pos, `missing value for ${context}`);
     pipe.cmds.slice(1).forEach((cmd, i) => {
       const first = cmd.args[0];
       if (first !== undefined && nonExecutable.has(first.type)) {
-        fail(cmd.pos, `non executable command in pipeline stage ${i + 2}; expected a function`);
+        this.fail(
+          cmd.pos,
+          `non executable command in pipeline stage ${i + 2}; expected a function`,
+        );
       }
     });
     return pipe;
   }
 
-  function command(): CommandNode {
-    const cmd: CommandNode = { pos: peekNonSpace().pos, args: [] };
+  private command(): CommandNode {
+    const cmd: CommandNode = { pos: this.peekNonSpace().pos, args: [] };
     for (;;) {
-      while (peek().type === 'space') next();
-      const node = operand();
+      while (this.peek().type === 'space') this.next();
+      const node = this.operand();
       if (node !== undefined) cmd.args.push(node);
-      const token = next();
+      const token = this.next();
       if (token.type === 'space') continue;
-      if (token.type === 'rightDelim' || token.type === 'rightParen') index--;
-      else if (token.type !== 'pipe') unexpected(token, 'operand', 'a space, "|" or "}}"');
+      if (token.type === 'rightDelim' || token.type === 'rightParen') this.index--;
+      else if (token.type !== 'pipe') this.unexpected(token, 'operand', 'a space, "|" or "}}"');
       break;
     }
-    if (cmd.args.length === 0) fail(cmd.pos, 'empty command');
+    if (cmd.args.length === 0) this.fail(cmd.pos, 'empty command');
     return cmd;
   }
 
   // A term directly followed by fields (no space): `.A.B`, `$x.A`, `(pipeline).A`.
-  function operand(): ArgNode | undefined {
-    const node = term();
-    if (node === undefined || peek().type !== 'field') return node;
+  private operand(): ArgNode | undefined {
+    const node = this.term();
+    if (node === undefined || this.peek().type !== 'field') return node;
     const fields: string[] = [];
-    while (peek().type === 'field') fields.push(next().value.slice(1));
+    while (this.peek().type === 'field') fields.push(this.next().value.slice(1));
     switch (node.type) {
       case 'field':
         return { ...node, names: [...node.names, ...fields] };
@@ -259,24 +308,25 @@ export function parseTemplateTree(
       case 'chain':
         return { ...node, fields: [...node.fields, ...fields] };
       default:
-        return fail(node.pos, `unexpected "." after ${node.type} term`);
+        return this.fail(node.pos, `unexpected "." after ${node.type} term`);
     }
   }
 
-  function term(): ArgNode | undefined {
-    const token = nextNonSpace();
+  private term(): ArgNode | undefined {
+    const token = this.nextNonSpace();
     const pos = token.pos;
     switch (token.type) {
       case 'identifier':
         if (unsupportedFunctions.has(token.value)) {
-          fail(pos, `function "${token.value}" is not supported by lmtab's template engine`);
+          this.fail(pos, `function "${token.value}" is not supported by lmtab's template engine`);
         }
-        if (!functions.has(token.value)) fail(pos, `function "${token.value}" not defined`);
+        if (!this.functions.has(token.value))
+          this.fail(pos, `function "${token.value}" not defined`);
         return { type: 'identifier', pos, name: token.value };
       case 'dot':
         return { type: 'dot', pos };
       case 'variable': {
-        if (!vars.includes(token.value)) fail(pos, `undefined variable "${token.value}"`);
+        if (!this.vars.includes(token.value)) this.fail(pos, `undefined variable "${token.value}"`);
         return { type: 'variable', pos, name: token.value, fields: [] };
       }
       case 'field':
@@ -284,23 +334,23 @@ export function parseTemplateTree(
       case 'bool':
         return { type: 'bool', pos, value: token.value === 'true' };
       case 'number':
-        return parseNumber(token);
+        return this.parseNumber(token);
       case 'char':
-        if (token.value.startsWith("'")) return parseChar(token);
+        if (token.value.startsWith("'")) return this.parseChar(token);
         break;
       case 'string':
         return { type: 'string', pos, value: token.value };
       case 'leftParen':
-        return pipeline('parenthesized pipeline', 'rightParen');
+        return this.pipeline('parenthesized pipeline', 'rightParen');
       case 'keyword':
         if (token.value === 'nil') return { type: 'nil', pos };
         break;
     }
-    index--;
+    this.index--;
     return undefined;
   }
 
-  function parseNumber(token: Token): NumberNode {
+  private parseNumber(token: Token): NumberNode {
     const text = token.value.replaceAll('_', '');
     const sign = text.startsWith('-') ? -1 : 1;
     const digits = text.replace(/^[+-]/, '');
@@ -309,15 +359,15 @@ export function parseTemplateTree(
     else if (/^0[oO]?[0-7]+$/.test(digits)) value = parseInt(digits.replace(/^0[oO]?/, ''), 8);
     else if (/^0[bB][01]+$/.test(digits)) value = parseInt(digits.slice(2), 2);
     else if (/^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(digits)) value = Number(digits);
-    if (!Number.isFinite(value)) fail(token.pos, `bad number syntax: "${token.value}"`);
+    if (!Number.isFinite(value)) this.fail(token.pos, `bad number syntax: "${token.value}"`);
     return { type: 'number', pos: token.pos, value: sign * value, text: token.value };
   }
 
-  function parseChar(token: Token): NumberNode {
-    const value = unquoteGo(token.value, (message) => fail(token.pos, message));
+  private parseChar(token: Token): NumberNode {
+    const value = unquoteGo(token.value, (message) => this.fail(token.pos, message));
     const code = value.codePointAt(0);
     if (code === undefined || [...value].length !== 1) {
-      fail(token.pos, `malformed character constant: ${token.value}`);
+      this.fail(token.pos, `malformed character constant: ${token.value}`);
     }
     return { type: 'number', pos: token.pos, value: code ?? 0, text: token.value };
   }

@@ -123,6 +123,13 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
       emit({ type: 'request', entry });
       void announceSlots(to);
     },
+    onRejoined: ({ asideMs, silentMs }) =>
+      setState(
+        'connected',
+        `the relay set this tab's engine aside for ${Math.round(asideMs / 1000)} s: its page ` +
+          `answered nothing for ${Math.round(silentMs / 1000)} s (a frozen or suspended tab); ` +
+          'it serves requests again',
+      ),
   });
 
   const retryLater = (detail: string) => {
@@ -168,6 +175,7 @@ export function connectRelay(options: ConnectRelayOptions): RelayConnection {
         capacity: announced,
         bodyWindow,
         pullsBodies: true,
+        heartbeat: true,
         ...(options.version === undefined ? {} : { version: options.version }),
       };
       current.send(JSON.stringify(hello));

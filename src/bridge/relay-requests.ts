@@ -1,5 +1,6 @@
 /**
- * The requests one engine tab serves for the relay: each request frame starts at once on the
+ * The requests one engine tab serves for the relay (and its answers to the relay's pings): each
+ * request frame starts at once on the
  * engine (over its worker's MessagePort, or through the service worker), its body streams in as
  * the relay sends it (or is fetched from the relay), and its response frames go back, in pieces of
  * at most 1 MiB; each finished request is logged with its model, status, tokens and time.
@@ -20,6 +21,8 @@ import {
   encodeBodyPiece,
   parseRelayFrame,
   type CreditFrame,
+  type PongFrame,
+  type RejoinedFrame,
   type SocketRequestFrame,
   type TabToRelayFrame,
 } from './socket-frames.js';
@@ -59,6 +62,8 @@ export interface RelayRequestsHost {
   secret: () => string;
   /** Told when a request has ended, with its log entry. */
   onServed: (to: WebSocket, entry: RelayRequestLog) => void;
+  /** Told when the relay serves requests with this tab again after setting it aside. */
+  onRejoined: (frame: RejoinedFrame) => void;
 }
 
 /** Largest body piece sent in one WebSocket message. */
@@ -99,7 +104,14 @@ export class RelayRequests {
     }
     const frame = typeof data === 'string' ? parseRelayFrame(data) : undefined;
     if (frame === undefined) return;
-    if (frame.type === 'request') {
+    if (frame.type === 'ping') {
+      // Answered from the page's own thread: a page that is frozen answers nothing.
+      if (to.readyState === WebSocket.OPEN) {
+        to.send(JSON.stringify({ type: 'pong', id: frame.id } satisfies PongFrame));
+      }
+    } else if (frame.type === 'rejoined') {
+      this.host.onRejoined(frame);
+    } else if (frame.type === 'request') {
       const url = new URL(frame.url, this.host.origin);
       // A model named in the query (a Realtime session's) is known at once; a body's when it ends.
       const named = url.searchParams.get('model') ?? '';

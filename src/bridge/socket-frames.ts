@@ -65,6 +65,33 @@ export interface HelloFrame {
   bodyWindow?: number;
   /** The tab fetches a request's body from the relay when the request frame names a `bodyUrl`. */
   pullsBodies?: boolean;
+  /**
+   * The tab's page answers the relay's `ping` with a `pong`: the relay sets the tab aside while
+   * its page answers nothing (frozen, suspended, stopped), and takes it back when it does again.
+   */
+  heartbeat?: boolean;
+}
+
+/** The relay asks whether the tab's page still runs; the page answers with a `pong` of this id. */
+export interface PingFrame {
+  type: 'ping';
+  id: string;
+}
+
+/** The page of an engine tab answers the relay's `ping`. */
+export interface PongFrame {
+  type: 'pong';
+  id: string;
+}
+
+/**
+ * The relay set this tab's engine aside for `asideMs` (its page answered no ping for `silentMs`)
+ * and serves requests with it again: sent when the page answers again.
+ */
+export interface RejoinedFrame {
+  type: 'rejoined';
+  asideMs: number;
+  silentMs: number;
 }
 
 /**
@@ -98,11 +125,12 @@ export interface SocketRequestFrame {
 }
 
 /** JSON frames the relay sends a tab. */
-export type RelayToTabFrame = SocketRequestFrame | EndFrame | AbortFrame;
+export type RelayToTabFrame =
+  SocketRequestFrame | EndFrame | AbortFrame | PingFrame | RejoinedFrame;
 
 /** JSON frames a tab sends the relay. */
 export type TabToRelayFrame =
-  HelloFrame | SlotsFrame | HeadFrame | EndFrame | ErrorFrame | CreditFrame;
+  HelloFrame | SlotsFrame | HeadFrame | EndFrame | ErrorFrame | CreditFrame | PongFrame;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -181,8 +209,11 @@ export function parseTabFrame(text: string): TabToRelayFrame | undefined {
             version: typeof value.version === 'string' ? value.version : undefined,
             ...(value.bodyWindow === undefined ? {} : { bodyWindow: value.bodyWindow as number }),
             ...(value.pullsBodies === true ? { pullsBodies: true } : {}),
+            ...(value.heartbeat === true ? { heartbeat: true } : {}),
           }
         : undefined;
+    case 'pong':
+      return typeof id === 'string' ? { type: 'pong', id } : undefined;
     case 'slots':
       return isPositiveInteger(value.capacity)
         ? { type: 'slots', capacity: value.capacity as number }
@@ -215,7 +246,13 @@ export function parseTabFrame(text: string): TabToRelayFrame | undefined {
 /** Parses a JSON text message from the relay, checking its shape; undefined for anything else. */
 export function parseRelayFrame(text: string): RelayToTabFrame | undefined {
   const value = parseJsonObject(text);
-  if (value === undefined || typeof value.id !== 'string') return undefined;
+  if (value === undefined) return undefined;
+  if (value.type === 'rejoined') {
+    return isPositiveInteger(value.asideMs) && isPositiveInteger(value.silentMs)
+      ? { type: 'rejoined', asideMs: value.asideMs as number, silentMs: value.silentMs as number }
+      : undefined;
+  }
+  if (typeof value.id !== 'string') return undefined;
   const id = value.id;
   switch (value.type) {
     case 'request':
@@ -240,6 +277,7 @@ export function parseRelayFrame(text: string): RelayToTabFrame | undefined {
         : undefined;
     case 'end':
     case 'abort':
+    case 'ping':
       return { type: value.type, id };
     default:
       return undefined;

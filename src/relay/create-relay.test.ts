@@ -38,7 +38,7 @@ interface FakeTab {
   frames: RelayToTabFrame[];
   bodies: Map<string, string>;
   /** Resolves with the next frame of `type` (already received ones first). */
-  next(type: RelayToTabFrame['type']): Promise<RelayToTabFrame>;
+  next<K extends RelayToTabFrame['type']>(type: K): Promise<Extract<RelayToTabFrame, { type: K }>>;
   send(frame: object): void;
   sendBody(id: string, text: string): void;
 }
@@ -68,12 +68,12 @@ async function connectTab(capacity = 4, bodyWindow?: number): Promise<FakeTab> {
     socket,
     frames,
     bodies,
-    async next(type) {
+    async next<K extends RelayToTabFrame['type']>(type: K) {
       for (;;) {
         const found = frames.find((f) => f.type === type && !seen.has(f));
         if (found) {
           seen.add(found);
-          return found;
+          return found as Extract<RelayToTabFrame, { type: K }>;
         }
         await new Promise<void>((resolve) => waiting.push(resolve));
       }

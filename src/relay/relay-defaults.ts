@@ -21,6 +21,13 @@ export const defaultEngineWaitMs = 120_000;
 /** Milliseconds between pings to engine tabs; one unanswered ping drops the tab. */
 export const defaultHeartbeatMs = 15_000;
 
+/**
+ * Milliseconds between the relay's pings to each engine tab's page (answered by the page itself,
+ * unlike the WebSocket's pings above), and how long a page may answer none before its tab is set
+ * aside until it answers again (a frozen or suspended tab).
+ */
+export const engineHeartbeat = { everyMs: 1000, silentMs: 5000 } as const;
+
 /** Milliseconds a tab gets to confirm an abort before its slot is freed anyway. */
 export const defaultAbortGraceMs = 5000;
 

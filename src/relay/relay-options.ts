@@ -60,16 +60,27 @@ export interface RelayOptions {
   headlessState?: () => { state: HeadlessState; detail?: string };
   /** Told about each API request once it is over. */
   onLog?: (entry: RelayLogEntry) => void;
-  /** Told when an engine tab joins or leaves. */
+  /** Told when an engine tab joins or leaves, or is set aside and rejoins. */
   onEngine?: (event: EngineEvent) => void;
+  /**
+   * How often the relay asks each engine tab's page whether it runs, and how long a page may
+   * answer nothing before its tab is set aside; default in `relay-defaults.ts`.
+   */
+  engineHeartbeat?: { everyMs: number; silentMs: number };
 }
 
-/** An engine tab joined (with its slots and version) or left; `engines` counts those connected. */
+/**
+ * An engine tab joined (with its slots and version) or left, or was set aside because its page
+ * answered nothing for `silentMs` (frozen, suspended) and rejoined after `asideMs`; `engines`
+ * counts those that take requests.
+ */
 export interface EngineEvent {
-  type: 'connected' | 'disconnected';
+  type: 'connected' | 'disconnected' | 'set-aside' | 'rejoined';
   engines: number;
   capacity?: number;
   version?: string;
+  silentMs?: number;
+  asideMs?: number;
 }
 
 /** A running relay. */

@@ -106,6 +106,10 @@ const basePorts = {
   relayFirefoxGpu: 21382,
   /** relay-metrics.test.ts: `GET /metrics` of a relay with the real router behind the bridge. */
   relayMetrics: 21383,
+  /** engine-heartbeat.test.ts: a relay that sets a silent engine tab aside... */
+  relayHeartbeat: 21384,
+  /** ...and a stand-in relay that tells a real tab it rejoined. */
+  relayHeartbeatTab: 21385,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

@@ -7,6 +7,7 @@ import {
   lanAddresses,
   lmtabHome,
   loadOrCreateSecret,
+  type EngineEvent,
   type RelayLogEntry,
 } from '../../relay/index.js';
 import { decideClientKeys } from './decide-client-keys.js';
@@ -106,12 +107,7 @@ export async function serveCommand(
     maxBlobBytes: options.maxBlob,
     startEngine: headless && ((url) => headless.start(url)),
     onLog: options.quiet ? undefined : (entry) => process.stdout.write(formatLog(entry)),
-    onEngine: (event) =>
-      say(
-        event.type === 'connected'
-          ? `lmtab: engine tab connected (${event.capacity} slots, app ${event.version ?? 'unknown'}); ${event.engines} connected`
-          : `lmtab: engine tab disconnected; ${event.engines} connected`,
-      ),
+    onEngine: (event) => say(`lmtab: ${describeEngineEvent(event)}`),
   });
   const shown = options.host === '0.0.0.0' ? relay.url.replace('0.0.0.0', 'localhost') : relay.url;
   let claim: ProfileClaim | undefined;
@@ -164,4 +160,18 @@ export async function serveCommand(
       });
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** One line of `lmtab serve`'s output for an engine tab's event. */
+function describeEngineEvent(event: EngineEvent): string {
+  switch (event.type) {
+    case 'connected':
+      return `engine tab connected (${event.capacity} slots, app ${event.version ?? 'unknown'}); ${event.engines} connected`;
+    case 'disconnected':
+      return `engine tab disconnected; ${event.engines} connected`;
+    case 'set-aside':
+      return `engine tab set aside: its page answered nothing for ${Math.round((event.silentMs ?? 0) / 1000)} s (frozen or suspended); ${event.engines} take requests`;
+    case 'rejoined':
+      return `engine tab answers again after ${Math.round((event.asideMs ?? 0) / 1000)} s set aside; ${event.engines} take requests`;
+  }
 }

@@ -26,6 +26,8 @@ export interface EngineSocketOptions {
   onHello(hello: HelloFrame): void;
   /** The tab's engine now serves `capacity` requests at once (after its hello). */
   onSlots?(capacity: number): void;
+  /** The tab's page answered the relay's ping `id`. */
+  onPong?(id: string): void;
   /** The socket closed; every open exchange has already been told. */
   onClose(): void;
 }
@@ -49,6 +51,10 @@ export interface EngineSocket {
   abort(id: string): void;
   /** Stops delivering frames of a request (it is over on the relay's side). */
   forget(id: string): void;
+  /** Asks the tab's page whether it runs (a tab whose hello says `heartbeat`). */
+  ping(id: string): void;
+  /** Tells the tab that the relay serves requests with it again after `asideMs` set aside. */
+  rejoined(asideMs: number, silentMs: number): void;
   /** Closes the socket (the relay is stopping, or the tab stopped answering pings). */
   close(code?: number, reason?: string): void;
 }
@@ -94,6 +100,10 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
       if (greeted) options.onSlots?.(frame.capacity);
       return;
     }
+    if (frame.type === 'pong') {
+      if (greeted) options.onPong?.(frame.id);
+      return;
+    }
     const exchange = exchanges.get(frame.id);
     if (exchange === undefined) return;
     if (frame.type === 'credit') exchange.credit?.(frame.bytes);
@@ -133,6 +143,9 @@ export function attachEngineSocket(socket: WebSocket, options: EngineSocketOptio
       if (socket.readyState === socket.OPEN) socket.send(encodeBodyPiece(id, chunk));
     },
     endBody: (id) => send({ type: 'end', id }),
+    ping: (id) => send({ type: 'ping', id }),
+    rejoined: (asideMs, silentMs) =>
+      send({ type: 'rejoined', asideMs: Math.round(asideMs), silentMs: Math.round(silentMs) }),
     abort: (id) => send({ type: 'abort', id }),
     forget: (id) => void exchanges.delete(id),
     close: (code, reason) => {

@@ -71,7 +71,7 @@ export class RelayMetrics {
   private readonly durations = new Histogram(durationBuckets);
   private readonly firstBytes = new Histogram(firstByteBuckets);
   private generated = 0;
-  private readonly engineEvents = { connected: 0, disconnected: 0 };
+  private readonly engineEvents = { connected: 0, disconnected: 0, 'set-aside': 0, rejoined: 0 };
 
   /** Counts one answered API request (the request log's entry). */
   record(entry: RelayLogEntry): void {
@@ -82,8 +82,11 @@ export class RelayMetrics {
     this.generated += entry.tokens ?? 0;
   }
 
-  /** Counts an engine tab that joined or left (a tab that reloads or crashes does both). */
-  engineEvent(type: 'connected' | 'disconnected'): void {
+  /**
+   * Counts an engine tab that joined or left (a tab that reloads or crashes does both), or was set
+   * aside while its page answered nothing and rejoined.
+   */
+  engineEvent(type: keyof RelayMetrics['engineEvents']): void {
     this.engineEvents[type] += 1;
   }
 
@@ -136,7 +139,7 @@ export class RelayMetrics {
       },
       {
         name: 'lmtab_engine_events_total',
-        help: 'Engine tabs that joined the relay, and that left it (a reload or a crash does both).',
+        help: 'Engine tabs that joined the relay and that left it (a reload or a crash does both), set aside while their page answered nothing (frozen), and rejoined.',
         type: 'counter',
         samples: Object.entries(this.engineEvents).map(([event, value]) => ({
           labels: { event },

@@ -13,7 +13,8 @@ import {
   serveRealtime,
 } from '../exchange/realtime-socket.js';
 import type { RelayContext } from './relay-context.js';
-import { defaultHeartbeatMs } from '../relay-defaults.js';
+import { defaultHeartbeatMs, engineHeartbeat } from '../relay-defaults.js';
+import { EngineHeartbeat } from '../exchange/engine-heartbeat.js';
 
 /** Slots the relay believes one tab has at most, whatever it announces. */
 const maxEngineSlots = 64;
@@ -91,9 +92,11 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
     sockets.handleUpgrade(request, socket, head, (ws) => {
       watchAlive(ws);
       let joined = false;
+      let capacity = 0;
+      let heartbeat: EngineHeartbeat | undefined;
       const engine: EngineSocket = attachEngineSocket(ws, {
         onHello: (hello) => {
-          const capacity = Math.min(hello.capacity, maxEngineSlots);
+          capacity = Math.min(hello.capacity, maxEngineSlots);
           context.pool.add(engine, capacity);
           joined = true;
           const engines = context.pool.stats().engines.length;
@@ -103,9 +106,15 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
             capacity,
             version: hello.version,
           });
+          if (hello.heartbeat) heartbeat = watchPage(engine, () => capacity);
         },
-        onSlots: (capacity) => context.pool.resize(engine, Math.min(capacity, maxEngineSlots)),
+        onSlots: (slots) => {
+          capacity = Math.min(slots, maxEngineSlots);
+          context.pool.resize(engine, capacity);
+        },
+        onPong: () => heartbeat?.pong(),
         onClose: () => {
+          heartbeat?.stop();
           context.pool.remove(engine);
           engines.delete(engine);
           if (!joined) return;
@@ -116,6 +125,37 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
         },
       });
       engines.add(engine);
+    });
+  }
+
+  /**
+   * Sets an engine tab aside while its page answers no ping (frozen, suspended), and takes it back
+   * with its slots when the page answers again.
+   */
+  function watchPage(engine: EngineSocket, capacity: () => number): EngineHeartbeat {
+    let silentFor = 0;
+    return new EngineHeartbeat({
+      ...engineHeartbeat,
+      ...context.options.engineHeartbeat,
+      ping: (id) => engine.ping(id),
+      onSilent: (silentMs) => {
+        silentFor = silentMs;
+        context.pool.remove(engine);
+        context.engineEvent({
+          type: 'set-aside',
+          engines: context.pool.stats().engines.length,
+          silentMs,
+        });
+      },
+      onAnswering: (asideMs) => {
+        context.pool.add(engine, capacity());
+        engine.rejoined(asideMs, silentFor);
+        context.engineEvent({
+          type: 'rejoined',
+          engines: context.pool.stats().engines.length,
+          asideMs,
+        });
+      },
     });
   }
   // Realtime clients: a WebSocket is not bound by CORS, so a page's Origin is checked here, and

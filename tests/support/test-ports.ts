@@ -110,6 +110,8 @@ const basePorts = {
   relayHeartbeat: 21384,
   /** ...and a stand-in relay that tells a real tab it rejoined. */
   relayHeartbeatTab: 21385,
+  /** frozen-tab.spec.ts: a relay with an engine tab whose renderer is stopped (SIGSTOP). */
+  relayFrozen: 21386,
 } as const;
 
 /** The table with `LMTAB_TEST_PORT_OFFSET` applied. */

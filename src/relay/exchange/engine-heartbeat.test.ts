@@ -75,6 +75,10 @@ describe("the relay's heartbeat to each engine tab's page", () => {
     // Within the silence bound, the silent tab takes no requests; the real tab (whose page
     // answers every ping) stays and answers them all.
     await expect.poll(() => relay!.stats().engines.length, { timeout: 3000 }).toBe(1);
+    expect(relay.stats().aside).toBe(1);
+    const asideNow = await (await fetch(`${relay.url}/metrics`)).text();
+    expect(asideNow).toContain('lmtab_engines 1\n');
+    expect(asideNow).toContain('lmtab_engines_aside 1\n');
     expect(events.find((e) => e.type === 'set-aside')).toMatchObject({ engines: 1 });
     expect(events.find((e) => e.type === 'set-aside')!.silentMs).toBeGreaterThanOrEqual(400);
     const answers = await Promise.all([chat(relay), chat(relay), chat(relay), chat(relay)]);
@@ -93,7 +97,7 @@ describe("the relay's heartbeat to each engine tab's page", () => {
     expect(metrics).toContain('lmtab_engine_events_total{event="rejoined"} 1');
   });
 
-  it('answers a request that arrives while the only tab is set aside at once, instead of holding it', async () => {
+  it('holds requests while the only tab is set aside, and sends them to it once it answers again', async () => {
     relay = await createRelay({
       appDir: '/nonexistent',
       port: testPorts.relayHeartbeat,
@@ -101,12 +105,24 @@ describe("the relay's heartbeat to each engine tab's page", () => {
       engineSecret: secret,
       engineHeartbeat: heartbeat,
     });
-    await silentTab(relay);
+    const tab = await silentTab(relay);
     await expect.poll(() => relay!.stats().engines.length).toBe(1);
-    await expect.poll(() => relay!.stats().engines.length, { timeout: 3000 }).toBe(0);
-    const refused = await chat(relay);
-    expect(refused.status).toBe(503);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('no_engine');
+    await expect.poll(() => relay!.stats().aside, { timeout: 3000 }).toBe(1);
+    expect(relay.stats().engines).toEqual([]);
+    const answer = chat(relay);
+    await expect.poll(() => relay!.stats().waiting).toBe(1);
+    expect(tab.frames.filter((f) => f.type === 'request')).toEqual([]);
+
+    tab.answering = true;
+    await expect.poll(() => tab.frames.find((f) => f.type === 'request')).toBeDefined();
+    const request = tab.frames.find((f) => f.type === 'request')!;
+    expect(relay.stats()).toMatchObject({ aside: 0, waiting: 0 });
+    const id = (request as { id: string }).id;
+    tab.socket.send(
+      JSON.stringify({ type: 'head', id, status: 200, headers: [['content-type', 'text/plain']] }),
+    );
+    tab.socket.send(JSON.stringify({ type: 'end', id }));
+    expect((await answer).status).toBe(200);
   });
 
   it("a real tab answers the relay's pings from its page, and says when it was set aside", async () => {

@@ -25,7 +25,10 @@ export interface EngineLease<T> {
 
 /** What the pool holds now, for `/health`. */
 export interface EnginePoolStats {
+  /** The engines that take requests (not those set aside). */
   engines: { capacity: number; active: number; served: number }[];
+  /** Connected engines set aside because their page answers nothing. */
+  aside: number;
   waiting: number;
   queueLimit: number;
 }
@@ -38,6 +41,13 @@ export interface EnginePool<T> {
   remove(engine: T): void;
   /** A connected engine that now serves `capacity` requests at once (its busy slots stay busy). */
   resize(engine: T, capacity: number): void;
+  /**
+   * Sets a connected engine aside (its page answers nothing: frozen, suspended), or takes it back.
+   * An engine set aside gets no new request; its leases stay. While every engine is aside, requests
+   * wait (an engine is started if the pool can) until one answers or joins, for the engine wait at
+   * most.
+   */
+  setAside(engine: T, aside: boolean): void;
   /**
    * A slot on the least busy engine, waiting in the queue when all are full. Rejects with
    * `engine_busy` when the queue is full, `no_engine` when there is no engine (and none starts),
@@ -54,6 +64,7 @@ interface Slots<T> {
   capacity: number;
   active: number;
   served: number;
+  aside: boolean;
 }
 
 interface Waiter<T> {
@@ -80,7 +91,7 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
   function leastBusy(): Slots<T> | undefined {
     let best: Slots<T> | undefined;
     for (const slots of engines.values()) {
-      if (slots.active >= slots.capacity) continue;
+      if (slots.aside || slots.active >= slots.capacity) continue;
       if (
         best === undefined ||
         slots.active < best.active ||
@@ -121,20 +132,36 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
     for (const waiter of waiters.splice(0)) waiter.fail(error);
   }
 
-  /** With waiters and no engine: start one (once at a time) and bound how long they wait for it. */
+  /** Engines that take requests: connected and not set aside. */
+  function usable(): number {
+    let count = 0;
+    for (const slots of engines.values()) if (!slots.aside) count += 1;
+    return count;
+  }
+
+  /**
+   * With waiters and no engine that takes requests: start one (once at a time) and bound how long
+   * they wait for one.
+   */
   function awaitEngine(): void {
-    if (engines.size > 0 || waiters.length === 0) return;
-    if (options.startEngine === undefined) {
+    if (usable() > 0 || waiters.length === 0) return;
+    if (options.startEngine === undefined && engines.size === 0) {
       failAll(noEngine('The engine tab went away and no other is connected to this relay.'));
       return;
     }
     engineWait ??= setTimeout(() => {
       engineWait = undefined;
-      if (engines.size === 0) {
-        failAll(noEngine(`No engine connected within ${Math.round(engineWaitMs / 1000)} s.`));
-      }
+      if (usable() > 0) return;
+      const seconds = Math.round(engineWaitMs / 1000);
+      failAll(
+        noEngine(
+          engines.size > 0
+            ? `The engine tabs connected to this relay answer nothing (frozen or suspended tabs), and none answered within ${seconds} s.`
+            : `No engine connected within ${seconds} s.`,
+        ),
+      );
     }, engineWaitMs);
-    if (starting) return;
+    if (options.startEngine === undefined || starting) return;
     starting = true;
     options.startEngine().then(
       () => void (starting = false),
@@ -149,7 +176,7 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
 
   return {
     add(engine, capacity) {
-      engines.set(engine, { engine, capacity, active: 0, served: 0 });
+      engines.set(engine, { engine, capacity, active: 0, served: 0, aside: false });
       clearTimeout(engineWait);
       engineWait = undefined;
       drain();
@@ -157,6 +184,18 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
     remove(engine) {
       engines.delete(engine);
       awaitEngine();
+    },
+    setAside(engine, aside) {
+      const slots = engines.get(engine);
+      if (slots === undefined || slots.aside === aside) return;
+      slots.aside = aside;
+      if (aside) {
+        awaitEngine();
+        return;
+      }
+      clearTimeout(engineWait);
+      engineWait = undefined;
+      drain();
     },
     resize(engine, capacity) {
       const slots = engines.get(engine);
@@ -212,11 +251,10 @@ export function createEnginePool<T>(options: EnginePoolOptions = {}): EnginePool
     },
     stats() {
       return {
-        engines: [...engines.values()].map(({ capacity, active, served }) => ({
-          capacity,
-          active,
-          served,
-        })),
+        engines: [...engines.values()]
+          .filter((slots) => !slots.aside)
+          .map(({ capacity, active, served }) => ({ capacity, active, served })),
+        aside: engines.size - usable(),
         waiting: waiters.length,
         queueLimit,
       };

@@ -97,9 +97,15 @@ export class RelayMetrics {
     const families: Family[] = [
       {
         name: 'lmtab_engines',
-        help: 'Engine tabs connected to the relay.',
+        help: 'Engine tabs connected to the relay that take requests.',
         type: 'gauge',
         samples: [{ value: stats.engines.length }],
+      },
+      {
+        name: 'lmtab_engines_aside',
+        help: 'Engine tabs connected but set aside: their page answers nothing (frozen, suspended).',
+        type: 'gauge',
+        samples: [{ value: stats.aside }],
       },
       {
         name: 'lmtab_requests_waiting',

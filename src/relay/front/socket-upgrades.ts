@@ -106,7 +106,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
             capacity,
             version: hello.version,
           });
-          if (hello.heartbeat) heartbeat = watchPage(engine, () => capacity);
+          if (hello.heartbeat) heartbeat = watchPage(engine);
         },
         onSlots: (slots) => {
           capacity = Math.min(slots, maxEngineSlots);
@@ -130,9 +130,9 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
 
   /**
    * Sets an engine tab aside while its page answers no ping (frozen, suspended), and takes it back
-   * with its slots when the page answers again.
+   * when the page answers again.
    */
-  function watchPage(engine: EngineSocket, capacity: () => number): EngineHeartbeat {
+  function watchPage(engine: EngineSocket): EngineHeartbeat {
     let silentFor = 0;
     return new EngineHeartbeat({
       ...engineHeartbeat,
@@ -140,7 +140,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
       ping: (id) => engine.ping(id),
       onSilent: (silentMs) => {
         silentFor = silentMs;
-        context.pool.remove(engine);
+        context.pool.setAside(engine, true);
         context.engineEvent({
           type: 'set-aside',
           engines: context.pool.stats().engines.length,
@@ -148,7 +148,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
         });
       },
       onAnswering: (asideMs) => {
-        context.pool.add(engine, capacity());
+        context.pool.setAside(engine, false);
         engine.rejoined(asideMs, silentFor);
         context.engineEvent({
           type: 'rejoined',

@@ -23,6 +23,48 @@ describe('createEnginePool', () => {
     expect((await pool.acquire()).engine).toBe(second.engine);
   });
 
+  it('an engine set aside gets no request, keeps its leases, and is taken back with its slots', async () => {
+    const pool = createEnginePool<string>();
+    pool.add('a', 2);
+    pool.add('b', 2);
+    const onA = await pool.acquire();
+    expect(onA.engine).toBe('a');
+    pool.setAside('a', true);
+    expect(pool.stats()).toMatchObject({ aside: 1, engines: [{ capacity: 2, active: 0 }] });
+    expect((await pool.acquire()).engine).toBe('b');
+    expect((await pool.acquire()).engine).toBe('b');
+    // b is full and a is aside: the next waits, and a takes it once it answers again.
+    const waiting = pool.acquire();
+    expect(pool.stats().waiting).toBe(1);
+    pool.setAside('a', false);
+    expect((await waiting).engine).toBe('a');
+    onA.release();
+    expect(pool.stats()).toMatchObject({ aside: 0, waiting: 0 });
+    expect(pool.stats().engines.find((e) => e.served === 2)).toMatchObject({ active: 1 });
+  });
+
+  it('while every engine is aside, requests wait for one (starting one if it can), then fail after the engine wait', async () => {
+    vi.useFakeTimers();
+    const startEngine = vi.fn(() => Promise.resolve());
+    const pool = createEnginePool<string>({ startEngine, engineWaitMs: 1000 });
+    pool.add('a', 1);
+    pool.setAside('a', true);
+    const first = pool.acquire();
+    expect(startEngine).toHaveBeenCalledTimes(1);
+    pool.add('headless', 1);
+    expect((await first).engine).toBe('headless');
+
+    const alone = createEnginePool<string>({ engineWaitMs: 1000 });
+    alone.add('a', 1);
+    alone.setAside('a', true);
+    const held = alone.acquire().catch((error: LmtabError) => error);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await held).toMatchObject({
+      code: 'no_engine',
+      message: expect.stringContaining('answer nothing'),
+    });
+  });
+
   it('queues when every slot is taken and answers engine_busy when the queue is full', async () => {
     const pool = createEnginePool<string>({ queueLimit: 1 });
     pool.add('a', 1);

@@ -28,6 +28,19 @@ afterEach(async () => {
   relay = engine = undefined;
 });
 
+/** A relay with the test's short heartbeat; `onEngine` hears its engine events. */
+async function start(onEngine?: (event: EngineEvent) => void): Promise<Relay> {
+  relay = await createRelay({
+    appDir: '/nonexistent',
+    port: testPorts.relayHeartbeat,
+    version: 'test',
+    engineSecret: secret,
+    engineHeartbeat: heartbeat,
+    onEngine,
+  });
+  return relay;
+}
+
 /** A tab whose page answers the relay's pings only while `answering` is set. */
 async function silentTab(relay: Relay) {
   const socket = new WebSocket(`${relay.url.replace(/^http/, 'ws')}/lmtab/engine`, [
@@ -60,14 +73,7 @@ const chat = (relay: Relay) =>
 describe("the relay's heartbeat to each engine tab's page", () => {
   it('sets a tab whose page answers nothing aside, serves with the others, and takes it back when it answers', async () => {
     const events: EngineEvent[] = [];
-    relay = await createRelay({
-      appDir: '/nonexistent',
-      port: testPorts.relayHeartbeat,
-      version: 'test',
-      engineSecret: secret,
-      engineHeartbeat: heartbeat,
-      onEngine: (event) => events.push(event),
-    });
+    const relay = await start((event) => events.push(event));
     engine = await connectRouterEngine(relay, secret);
     const frozen = await silentTab(relay);
     await expect.poll(() => relay!.stats().engines.length).toBe(2);
@@ -98,13 +104,7 @@ describe("the relay's heartbeat to each engine tab's page", () => {
   });
 
   it('holds requests while the only tab is set aside, and sends them to it once it answers again', async () => {
-    relay = await createRelay({
-      appDir: '/nonexistent',
-      port: testPorts.relayHeartbeat,
-      version: 'test',
-      engineSecret: secret,
-      engineHeartbeat: heartbeat,
-    });
+    const relay = await start();
     const tab = await silentTab(relay);
     await expect.poll(() => relay!.stats().engines.length).toBe(1);
     await expect.poll(() => relay!.stats().aside, { timeout: 3000 }).toBe(1);

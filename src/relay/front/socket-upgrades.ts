@@ -92,11 +92,10 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
     sockets.handleUpgrade(request, socket, head, (ws) => {
       watchAlive(ws);
       let joined = false;
-      let capacity = 0;
       let heartbeat: EngineHeartbeat | undefined;
       const engine: EngineSocket = attachEngineSocket(ws, {
         onHello: (hello) => {
-          capacity = Math.min(hello.capacity, maxEngineSlots);
+          const capacity = Math.min(hello.capacity, maxEngineSlots);
           context.pool.add(engine, capacity);
           joined = true;
           const engines = context.pool.stats().engines.length;
@@ -108,10 +107,7 @@ export function createSocketUpgrades(context: RelayContext): SocketUpgrades {
           });
           if (hello.heartbeat) heartbeat = watchPage(engine);
         },
-        onSlots: (slots) => {
-          capacity = Math.min(slots, maxEngineSlots);
-          context.pool.resize(engine, capacity);
-        },
+        onSlots: (capacity) => context.pool.resize(engine, Math.min(capacity, maxEngineSlots)),
         onPong: () => heartbeat?.pong(),
         onClose: () => {
           heartbeat?.stop();
